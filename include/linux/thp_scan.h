@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * thp_scan: find anonymous (m)THPs that do not pay for themselves and
+ * split them.  See Documentation/admin-guide/mm/transhuge.rst.
+ */
+#ifndef _LINUX_THP_SCAN_H
+#define _LINUX_THP_SCAN_H
+
+#include <linux/init.h>
+
+struct kobject;
+
+#ifdef CONFIG_THP_SCAN
+int __init thp_scan_sysfs_init(struct kobject *hugepage_kobj);
+void __init thp_scan_sysfs_exit(struct kobject *hugepage_kobj);
+#else
+static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
+{
+	return 0;
+}
+
+static inline void thp_scan_sysfs_exit(struct kobject *hugepage_kobj)
+{
+}
+#endif /* CONFIG_THP_SCAN */
+
+#endif /* _LINUX_THP_SCAN_H */

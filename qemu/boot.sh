@@ -1,0 +1,103 @@
+#!/bin/bash
+# Boot a workbench kernel in QEMU (TCG), run the in-guest tests, check the
+# console and count the results.  See README.md ("Boot by hand").
+#
+#   qemu/boot.sh [--arch x86_64|arm64] [--cfg test|debug] [--kernel IMAGE]
+#                [--tests all|none|"name ..."] [--file PATH[:GUEST_PATH]]...
+#                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
+#                [--timeout SECONDS] [--mem MiB] [--smp N] [--name NAME]
+#                [--quiet]
+#
+# Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
+# ARCH-CFG unless given) and exits 0 only if the guest finished, every
+# KUnit case and in-guest test passed, the extra command exited 0, and the
+# console holds no oops, BUG, WARNING, KASAN or lockdep report, or panic.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+
+arch=x86_64 cfg=test kernel= tests=all cmd= append= timeout=900 mem=1024 smp=2
+name= quiet=0 files=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) arch=$2; shift ;;
+	--cfg) cfg=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
+	--tests) tests=$2; shift ;;
+	--file) files+=("$2"); shift ;;
+	--cmd) cmd=$2; shift ;;
+	--append) append=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--name) name=$2; shift ;;
+	--quiet) quiet=1 ;;
+	*) echo "boot: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
+	esac
+	shift
+done
+name=${name:-$arch-$cfg}
+obj=$build/obj/$arch-$cfg
+logdir=$build/logs/$name
+mkdir -p "$logdir"
+rm -f "$logdir"/{console.log,results.log,summary.txt}
+
+case "$arch" in
+x86_64)
+	kernel=${kernel:-$obj/arch/x86/boot/bzImage}
+	qemu=(qemu-system-x86_64 -M pc -cpu max
+	      -serial "file:$logdir/console.log" -serial "file:$logdir/results.log")
+	cmdline="console=ttyS0 thpscan.out=/dev/ttyS1"
+	;;
+arm64)
+	kernel=${kernel:-$obj/arch/arm64/boot/Image}
+	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
+	      -serial "file:$logdir/console.log"
+	      -device virtio-serial-device
+	      -chardev "file,id=results,path=$logdir/results.log"
+	      -device virtconsole,chardev=results)
+	cmdline="console=ttyAMA0 thpscan.out=/dev/hvc0"
+	;;
+*) echo "boot: unknown --arch $arch (x86_64, arm64)" >&2; exit 2 ;;
+esac
+[ -f "$kernel" ] || { echo "boot: no kernel at $kernel (make kernel ARCH=$arch CFG=$cfg)" >&2; exit 2; }
+# panic=-1 and oops=panic end the guest at the first oops instead of
+# letting it hang until the timeout.
+cmdline="$cmdline panic=-1 oops=panic loglevel=7 $append"
+
+cmdfile=$logdir/cmd.sh
+printf '%s\n' "$cmd" > "$cmdfile"
+[ -n "$cmd" ] || : > "$cmdfile"
+initrd=$logdir/initramfs.cpio
+"$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
+
+[ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, timeout ${timeout}s, append: $append"
+: > "$logdir/results.log"
+start=$(date +%s.%N)
+set +e
+timeout -k 10 "$timeout" "${qemu[@]}" -accel tcg -m "$mem" -smp "$smp" \
+	-nodefaults -display none -monitor none -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" &
+qpid=$!
+if [ "$quiet" = 1 ]; then
+	wait $qpid
+	rc=$?
+else
+	# Show the test output as it comes.
+	tail -n +1 -f --pid=$qpid "$logdir/results.log" 2>/dev/null | sed -u "s/^/[$name] /" &
+	tpid=$!
+	wait $qpid
+	rc=$?
+	sleep 0.3
+	kill $tpid 2>/dev/null
+	wait $tpid 2>/dev/null
+fi
+set -e
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+[ "$rc" = 124 ] && echo "boot: $name: QEMU killed after the ${timeout}s timeout" | tee -a "$logdir/results.log"
+
+python3 "$top/qemu/results.py" --name "$name" --tree "$build/linux" \
+	--qemu-rc "$rc" --seconds "$secs" \
+	--expect-kunit "${EXPECT_KUNIT-thp_scan}" --expect-tests "$(cat "$initrd.tests" 2>/dev/null || true)" \
+	"$logdir" | tee "$logdir/summary.txt"
+exit "${PIPESTATUS[0]}"

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The knobs in /sys/kernel/mm/transparent_hugepage/thp_scan/: each reads
+ * back what was written, and a bad value fails with EINVAL and leaves the
+ * setting as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "../kselftest_harness.h"
+
+#define THP_SCAN_DIR "/sys/kernel/mm/transparent_hugepage/thp_scan/"
+
+/* Read knob @name into @buf; returns 0 or -errno. */
+static int knob_read(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), THP_SCAN_DIR "%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	buf[n] = '\0';
+	close(fd);
+	return 0;
+}
+
+/* Write @val to knob @name in one write(); returns 0 or -errno. */
+static int knob_write(const char *name, const char *val)
+{
+	char path[256];
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), THP_SCAN_DIR "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(val))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+FIXTURE(thp_scan_knob) {
+	char saved[64];
+};
+
+FIXTURE_SETUP(thp_scan_knob)
+{
+	if (access(THP_SCAN_DIR, F_OK))
+		SKIP(return, "no " THP_SCAN_DIR " (CONFIG_THP_SCAN=n?)");
+	ASSERT_EQ(0, knob_read("enabled", self->saved, sizeof(self->saved)));
+}
+
+FIXTURE_TEARDOWN(thp_scan_knob)
+{
+	if (self->saved[0])
+		EXPECT_EQ(0, knob_write("enabled", self->saved));
+}
+
+/* The directory holds "enabled", a root-writable, world-readable file. */
+TEST_F(thp_scan_knob, enabled_mode)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(THP_SCAN_DIR "enabled", &st));
+	EXPECT_TRUE(S_ISREG(st.st_mode));
+	EXPECT_EQ(0644, st.st_mode & 07777);
+	EXPECT_TRUE(!strcmp(self->saved, "0\n") || !strcmp(self->saved, "1\n"));
+}
+
+/* 0 and 1 read back as written. */
+TEST_F(thp_scan_knob, enabled_round_trip)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, knob_write("enabled", "0"));
+	ASSERT_EQ(0, knob_read("enabled", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf);
+	ASSERT_EQ(0, knob_write("enabled", "1\n"));
+	ASSERT_EQ(0, knob_read("enabled", buf, sizeof(buf)));
+	EXPECT_STREQ("1\n", buf);
+	ASSERT_EQ(0, knob_write("enabled", "0\n"));
+	ASSERT_EQ(0, knob_read("enabled", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf);
+}
+
+/* Anything else is EINVAL, from either setting, and changes nothing. */
+TEST_F(thp_scan_knob, enabled_rejects_bad_values)
+{
+	static const char * const bad[] = {
+		"2", "-1", "10", "yes", "on", "y", "\n", "0x1", "1 1", "1x",
+		" 1", "never", "4294967297",
+	};
+	static const char * const start[] = { "0", "1" };
+	char buf[64], want[8];
+	unsigned int i, s;
+
+	for (s = 0; s < 2; s++) {
+		ASSERT_EQ(0, knob_write("enabled", start[s]));
+		snprintf(want, sizeof(want), "%s\n", start[s]);
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			EXPECT_EQ(-EINVAL, knob_write("enabled", bad[i]))
+				TH_LOG("writing \"%s\"", bad[i]);
+			ASSERT_EQ(0, knob_read("enabled", buf, sizeof(buf)));
+			EXPECT_STREQ(want, buf)
+				TH_LOG("after writing \"%s\"", bad[i]);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN

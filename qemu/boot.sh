@@ -40,7 +40,7 @@ name=${name:-$arch-$cfg}
 obj=$build/obj/$arch-$cfg
 logdir=$build/logs/$name
 mkdir -p "$logdir"
-rm -f "$logdir"/{console.log,results.log,summary.txt}
+rm -f "$logdir"/{console.log,results.log,summary.txt,counts}
 
 case "$arch" in
 x86_64)
@@ -97,7 +97,7 @@ secs=$(echo "$(date +%s.%N) - $start" | bc)
 [ "$rc" = 124 ] && echo "boot: $name: QEMU killed after the ${timeout}s timeout" | tee -a "$logdir/results.log"
 
 python3 "$top/qemu/results.py" --name "$name" --tree "$build/linux" \
-	--qemu-rc "$rc" --seconds "$secs" \
+	--qemu-rc "$rc" --seconds "$secs" --counts "$logdir/counts" \
 	--expect-kunit "${EXPECT_KUNIT-thp_scan}" --expect-tests "$(cat "$initrd.tests" 2>/dev/null || true)" \
 	"$logdir" | tee "$logdir/summary.txt"
 exit "${PIPESTATUS[0]}"

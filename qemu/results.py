@@ -139,6 +139,7 @@ def main():
     ap.add_argument('--seconds', type=float, default=0)
     ap.add_argument('--expect-kunit', default='', help='suites that must have run')
     ap.add_argument('--expect-tests', default='', help='guest tests that must have run')
+    ap.add_argument('--counts', help='also write "passed failed skipped" to this file')
     args = ap.parse_args()
 
     counts = Counts(args.name)
@@ -160,8 +161,9 @@ def main():
         print('%s: FAIL %s' % (args.name, f))
     print('%s: %d passed, %d failed, %d skipped (%.0f s)' %
           (args.name, counts.passed, counts.failed, counts.skipped, args.seconds))
-    with open(os.path.join(args.logdir, 'counts'), 'w') as f:
-        f.write('%d %d %d\n' % (counts.passed, counts.failed, counts.skipped))
+    if args.counts:
+        with open(args.counts, 'w') as f:
+            f.write('%d %d %d\n' % (counts.passed, counts.failed, counts.skipped))
     return 1 if counts.failed else 0
 
 

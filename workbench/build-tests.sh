@@ -41,4 +41,14 @@ for src in "$sel"/mm/thp_scan_*.c; do
 	fi
 done
 mv "$out/tests.list.new" "$out/tests.list"
-echo "build-tests: $arch: $(tr '\n' ' ' < "$out/tests.list")"
+
+# Helper programs for the demo and for manual runs (not tests).
+: > "$out/helpers.list"
+for src in "$top"/workbench/guest/*.c; do
+	h=$(basename "$src" .c)
+	echo "$h" >> "$out/helpers.list"
+	if [ ! -x "$out/$h" ] || [ "$src" -nt "$out/$h" ]; then
+		"$cc" -static -O2 -Wall -o "$out/$h" "$src"
+	fi
+done
+echo "build-tests: $arch: tests: $(tr '\n' ' ' < "$out/tests.list")helpers: $(tr '\n' ' ' < "$out/helpers.list")"

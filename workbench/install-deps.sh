@@ -12,7 +12,7 @@ PKGS=(
 	# guests
 	qemu-system-x86 qemu-system-arm busybox-static
 	# static checks
-	sparse
+	sparse coccinelle
 	# the kernel source
 	linux-source-6.12
 )

@@ -99,6 +99,7 @@ static struct kunit_suite thp_scan_test_suite = {
 	.name = "thp_scan",
 	.test_cases = thp_scan_test_cases,
 };
+
 kunit_test_suite(thp_scan_test_suite);
 
 #endif /* _THP_SCAN_KUNIT_H */

@@ -115,7 +115,7 @@ TEST_F(thp_scan_knob, enabled_rejects_bad_values)
 	for (s = 0; s < 2; s++) {
 		ASSERT_EQ(0, knob_write("enabled", start[s]));
 		snprintf(want, sizeof(want), "%s\n", start[s]);
-		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
 			EXPECT_EQ(-EINVAL, knob_write("enabled", bad[i]))
 				TH_LOG("writing \"%s\"", bad[i]);
 			ASSERT_EQ(0, knob_read("enabled", buf, sizeof(buf)));

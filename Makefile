@@ -1,0 +1,52 @@
+# thp_scan workbench: the one entry point.  See README.md.
+#
+#   make demo                 build the x86_64 test kernel, boot it, show thp_scan
+#   make test                 every test, x86_64 + arm64 + the x86_64 debug kernel
+#   make tree                 assemble build/linux (tarball + overlay + quilt)
+#   make kernel ARCH=.. CFG=..   one kernel (ARCH x86_64|arm64, CFG test|debug)
+#   make boot ARCH=.. CFG=..  boot it and run the in-guest tests
+#                             (BOOT_ARGS="--cmd ... --file ... --append ..." adds more)
+#   make kunit-run ARCH=..    kunit.py run on the assembled tree
+#   make quilt ARGS="..."     quilt in build/linux with the project's settings
+#   make clean                remove build/ (the ccache is kept)
+
+ARCH ?= x86_64
+CFG ?= test
+BOOT_ARGS ?=
+ARGS ?=
+
+W := workbench
+
+.PHONY: all deps tree kernel tests boot demo test kunit-run quilt clean
+
+all: demo
+
+deps:
+	@$(W)/install-deps.sh
+
+tree: deps
+	@$(W)/tree.sh
+
+kernel: tree
+	@$(W)/build-kernel.sh $(ARCH) $(CFG)
+
+tests: tree
+	@$(W)/build-tests.sh $(ARCH)
+
+boot: kernel tests
+	@qemu/boot.sh --arch $(ARCH) --cfg $(CFG) $(BOOT_ARGS)
+
+demo: deps
+	@$(W)/demo.sh
+
+test: deps
+	@$(W)/test.sh
+
+kunit-run: tree
+	@$(W)/kunit-run.sh $(ARCH)
+
+quilt: tree
+	@cd build/linux && QUILTRC=$(CURDIR)/$(W)/quiltrc quilt $(ARGS)
+
+clean:
+	rm -rf build

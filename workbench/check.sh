@@ -41,8 +41,12 @@ if [ -f "$obj/.config" ]; then
 	out=$(make -C "$tree" O="$obj" ARCH=x86_64 C=2 $objs 2>&1)
 	rc=$?
 	echo "$out" | grep -q '^  CHECK ' || { out="sparse did not run"$'\n'"$out"; rc=1; }
-	out=$(echo "$out" | grep -E 'warning|error|did not run' || true)
-	if [ -n "$out" ] || [ $rc != 0 ]; then echo "$out"; bad=1; fi
+	if [ $rc != 0 ]; then
+		out=$(echo "$out" | tail -n 20)
+	else
+		out=$(echo "$out" | grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error)|did not run' || true)
+	fi
+	if [ -n "$out" ]; then echo "$out"; bad=1; fi
 	say "sparse on $objs: $([ -z "$out" ] && echo clean || echo findings above)"
 else
 	say "sparse: no x86_64-test build yet (make kernel)"; bad=1

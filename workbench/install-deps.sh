@@ -5,8 +5,8 @@ set -euo pipefail
 
 PKGS=(
 	# kernel build
-	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
-	python3 rsync xz-utils quilt ccache
+	build-essential bc bison flex libelf-dev libssl-dev cpio
+	python3 xz-utils quilt ccache perl
 	# arm64 cross build and static guest programs
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	# guests

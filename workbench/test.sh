@@ -64,6 +64,16 @@ for c in $configs; do
 	fi
 done
 
+step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"
+"$W/check.sh" > "$build/logs/check.out" 2>&1
+cat "$build/logs/check.out"
+while read -r line; do
+	case "$line" in
+	"check: "*": clean") check "${line%: clean}" 0 ;;
+	"check: "*) check "${line%: findings above}" 1 ;;
+	esac
+done < <(grep '^check: ' "$build/logs/check.out")
+
 step "workbench checks"
 # The result parser, on a fixture whose counts are known.
 out=$(python3 "$top/qemu/results.py" --name selfcheck --tree "$build/linux" \

@@ -40,12 +40,18 @@ kver=$(make -s kernelversion)
 # --- quilt -------------------------------------------------------------
 ln -sfn "$top/patches" patches
 export QUILTRC="$top/workbench/quiltrc"
-want=$( (cd "$top/patches" && cat series && series_list | xargs -r cat) | sha1sum | cut -d' ' -f1)
+want=$( (cd "$top/patches" && cat series && series_list | while read -r f; do
+	cat "$f" 2>/dev/null || echo "missing $f"; done) | sha1sum | cut -d' ' -f1)
 have=$(cat .thp-scan-series 2>/dev/null || true)
 if [ "$want" != "$have" ]; then
 	before=$(mktemp)
 	# Content and timestamp of every file the applied patches touch.
 	if [ -d .pc ] && quilt applied >/dev/null 2>&1; then
+		# Never throw away work: the top patch must be refreshed.
+		top_patch=$(quilt top 2>/dev/null || true)
+		if [ ! -f "patches/$top_patch" ] || [ -n "$(quilt diff -z 2>/dev/null)" ]; then
+			die "$tree has changes not in patches/$top_patch: run 'make quilt ARGS=refresh' first"
+		fi
 		quilt files -a 2>/dev/null | sort -u | while read -r f; do
 			if [ -f "$f" ]; then
 				echo "$f $(stat -c %Y "$f") $(sha1sum < "$f" | cut -d' ' -f1)"

@@ -23,6 +23,22 @@
 static bool thp_scan_enabled __read_mostly = true;
 
 /*
+ * Set while the "auto" THP policy sees memory under pressure
+ * (mm/thp_auto.c): the scanner is to work harder then. The hook for the
+ * scanner; nothing reads it before the scanner exists.
+ */
+static bool thp_scan_pressure;
+
+/**
+ * thp_scan_set_pressure - tell thp_scan whether memory is under pressure
+ * @pressure: true while the "auto" THP policy behaves like "defer"
+ */
+void thp_scan_set_pressure(bool pressure)
+{
+	WRITE_ONCE(thp_scan_pressure, pressure);
+}
+
+/*
  * Parse a 0/1 switch the way khugepaged's boolean knobs do.  @val is only
  * written on success, so a bad value leaves the setting as it was.
  */

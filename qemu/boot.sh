@@ -98,6 +98,6 @@ secs=$(echo "$(date +%s.%N) - $start" | bc)
 
 python3 "$top/qemu/results.py" --name "$name" --tree "$build/linux" \
 	--qemu-rc "$rc" --seconds "$secs" --counts "$logdir/counts" \
-	--expect-kunit "${EXPECT_KUNIT-thp_scan}" --expect-tests "$(cat "$initrd.tests" 2>/dev/null || true)" \
+	--expect-kunit "${EXPECT_KUNIT-thp_scan thp_auto}" --expect-tests "$(cat "$initrd.tests" 2>/dev/null || true)" \
 	"$logdir" | tee "$logdir/summary.txt"
 exit "${PIPESTATUS[0]}"

@@ -13,6 +13,7 @@ struct kobject;
 #ifdef CONFIG_THP_SCAN
 int __init thp_scan_sysfs_init(struct kobject *hugepage_kobj);
 void __init thp_scan_sysfs_exit(struct kobject *hugepage_kobj);
+void thp_scan_set_pressure(bool pressure);
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 {
@@ -20,6 +21,10 @@ static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 }
 
 static inline void thp_scan_sysfs_exit(struct kobject *hugepage_kobj)
+{
+}
+
+static inline void thp_scan_set_pressure(bool pressure)
 {
 }
 #endif /* CONFIG_THP_SCAN */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Build the static in-guest test programs for ARCH into build/tests/ARCH/:
 #   workbench/build-tests.sh ARCH
-# Every tools/testing/selftests/mm/thp_scan_*.c of the assembled tree is a
-# test (kselftest harness, TAP output), linked with the mm selftests'
+# Every tools/testing/selftests/mm/thp_scan_*.c and thp_policy_*.c of the
+# assembled tree is a test (kselftest harness, TAP output), linked with the mm selftests'
 # vm_util.c and thp_settings.c and compiled against the tree's own UAPI
 # headers (make headers_install), as the kselftests are.
 set -euo pipefail
@@ -32,9 +32,13 @@ cflags=(-static -O2 -g -Wall
 libs=("$sel/mm/vm_util.c" "$sel/mm/thp_settings.c")
 
 : > "$out/tests.list.new"
-for src in "$sel"/mm/thp_scan_*.c; do
+for src in "$sel"/mm/thp_scan_*.c "$sel"/mm/thp_policy_*.c; do
 	t=$(basename "$src" .c)
-	echo "$t" >> "$out/tests.list.new"
+	# *_boot tests check boot parameters: test.sh runs them in their own boots.
+	case "$t" in
+	*_boot) ;;
+	*) echo "$t" >> "$out/tests.list.new" ;;
+	esac
 	if [ ! -x "$out/$t" ] || [ "$src" -nt "$out/$t" ] ||
 	   [ "$sel/mm/vm_util.c" -nt "$out/$t" ] || [ "$sel/mm/thp_settings.c" -nt "$out/$t" ]; then
 		"$cc" "${cflags[@]}" -o "$out/$t" "$src" "${libs[@]}" -lm

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The THP policies at page fault, globally and per size, with and without
+ * MADV_HUGEPAGE: never, madvise, defer, auto (forced into each state) and
+ * always; khugepaged collapsing under "defer"; "auto" under real memory
+ * pressure; and bad values refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+
+#define THP	"/sys/kernel/mm/transparent_hugepage/"
+#define AUTO	THP "auto/"
+#define TRACE	"/sys/kernel/tracing/"
+#define MTHP_KB	64
+
+/* Write @val to @path in one write(); 0 or -errno. */
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = errno ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
+static int get(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static unsigned long meminfo(const char *key)
+{
+	char line[128];
+	unsigned long v = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			sscanf(line + strlen(key), " %lu", &v);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Rss in kB of the mapping that contains @addr. */
+static unsigned long rss_kb(void *addr)
+{
+	unsigned long start, end, v = 0;
+	char line[256];
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+			continue;
+		}
+		if (in)
+			sscanf(line, "Rss: %lu kB", &v);
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Wait up to @secs for /sys/.../auto/state to read @want. */
+static bool wait_auto_state(const char *want, int secs)
+{
+	char buf[32];
+	int i;
+
+	for (i = 0; i < secs * 20; i++) {
+		if (!get(AUTO "state", buf, sizeof(buf)) && !strncmp(buf, want, strlen(want)))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/* Thresholds that put "auto" into @state whatever memory looks like. */
+static int force_auto(const char *state)
+{
+	int err = 0;
+
+	err |= put(AUTO "interval_ms", "100");
+	err |= put(AUTO "pressure_psi_pct", "0");
+	if (!strcmp(state, "pressure")) {
+		err |= put(AUTO "plentiful_available_pct", "100");
+		err |= put(AUTO "pressure_available_pct", "99");
+	} else {
+		err |= put(AUTO "pressure_available_pct", "0");
+		err |= put(AUTO "plentiful_available_pct", "1");
+	}
+	return err;
+}
+
+static const char * const auto_knobs[] = {
+	"pressure_available_pct", "plentiful_available_pct",
+	"pressure_psi_pct", "plentiful_psi_pct", "interval_ms",
+};
+
+struct saved_auto {
+	char val[5][16];
+};
+
+static void save_auto(struct saved_auto *s)
+{
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), AUTO "%s", auto_knobs[i]);
+		if (get(path, s->val[i], sizeof(s->val[i])))
+			s->val[i][0] = '\0';
+	}
+}
+
+/* Thresholds must keep their gaps at every step: loosen, then set. */
+static void restore_auto(struct saved_auto *s)
+{
+	put(AUTO "pressure_available_pct", "0");
+	put(AUTO "plentiful_available_pct", "100");
+	put(AUTO "pressure_psi_pct", "0");
+	put(AUTO "plentiful_psi_pct", s->val[3]);
+	put(AUTO "pressure_psi_pct", s->val[2]);
+	put(AUTO "pressure_available_pct", s->val[0]);
+	put(AUTO "plentiful_available_pct", s->val[1]);
+	put(AUTO "interval_ms", s->val[4]);
+}
+
+static int order_of_kb(unsigned long kb)
+{
+	return __builtin_ctzl(kb * 1024 / getpagesize());
+}
+
+/* Map @len bytes aligned to @align; NULL on failure. */
+static char *map_aligned(size_t len, size_t align, bool madv)
+{
+	char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (char *)(((uintptr_t)raw + align - 1) & ~(align - 1));
+	if (madv && madvise(p, len, MADV_HUGEPAGE))
+		return NULL;
+	return p;
+}
+
+enum scope { GLOBAL_PMD, SIZE_PMD, SIZE_MTHP, GLOBAL_MTHP };
+
+FIXTURE(policy) {
+	struct saved_auto autos;
+	size_t pmd;
+};
+
+FIXTURE_VARIANT(policy) {
+	const char *policy;	/* as written; "auto" is forced into @state */
+	const char *state;
+	enum scope scope;
+	bool thp_plain;		/* THP expected without MADV_HUGEPAGE */
+	bool thp_madv;		/* THP expected with MADV_HUGEPAGE */
+};
+
+#define POLICY_VARIANTS(_scope, _s)					\
+FIXTURE_VARIANT_ADD(policy, _s##_never) {				\
+	.policy = "never", .scope = _scope,				\
+	.thp_plain = false, .thp_madv = false };			\
+FIXTURE_VARIANT_ADD(policy, _s##_madvise) {				\
+	.policy = "madvise", .scope = _scope,				\
+	.thp_plain = false, .thp_madv = true };				\
+FIXTURE_VARIANT_ADD(policy, _s##_defer) {				\
+	.policy = "defer", .scope = _scope,				\
+	.thp_plain = false, .thp_madv = true };				\
+FIXTURE_VARIANT_ADD(policy, _s##_auto_plentiful) {			\
+	.policy = "auto", .state = "plentiful", .scope = _scope,	\
+	.thp_plain = true, .thp_madv = true };				\
+FIXTURE_VARIANT_ADD(policy, _s##_auto_pressure) {			\
+	.policy = "auto", .state = "pressure", .scope = _scope,		\
+	.thp_plain = false, .thp_madv = true };				\
+FIXTURE_VARIANT_ADD(policy, _s##_always) {				\
+	.policy = "always", .scope = _scope,				\
+	.thp_plain = true, .thp_madv = true }
+
+POLICY_VARIANTS(GLOBAL_PMD, global_pmd);
+POLICY_VARIANTS(SIZE_PMD, size_pmd);
+POLICY_VARIANTS(SIZE_MTHP, size_64k);
+POLICY_VARIANTS(GLOBAL_MTHP, global_64k);
+
+FIXTURE_SETUP(policy)
+{
+	struct thp_settings s;
+	int pmd_order, mthp_order = order_of_kb(MTHP_KB);
+	bool mthp = variant->scope == SIZE_MTHP || variant->scope == GLOBAL_MTHP;
+	bool global_scope = variant->scope == GLOBAL_PMD || variant->scope == GLOBAL_MTHP;
+	const char *global = "never";
+	char path[128];
+	int i;
+
+	if (access(AUTO "state", F_OK))
+		SKIP(return, "kernel without the auto THP policy");
+	self->pmd = read_pmd_pagesize();
+	pmd_order = __builtin_ctzl(self->pmd / getpagesize());
+	if (mthp && !(thp_supported_orders() & (1UL << mthp_order)))
+		SKIP(return, "no %d kB anon THP size", MTHP_KB);
+
+	thp_save_settings();
+	save_auto(&self->autos);
+	thp_read_settings(&s);
+	/* No collapse behind the test's back: one byte per range is written. */
+	s.khugepaged.max_ptes_none = 0;
+	for (i = 0; i < NR_ORDERS; i++)
+		s.hugepages[i].enabled = THP_NEVER;
+
+	if (global_scope)
+		global = variant->policy;
+	s.thp_enabled = THP_NEVER;
+	thp_push_settings(&s);
+	ASSERT_EQ(0, put(THP "enabled", global));
+	/* The size under test follows the global policy or has its own. */
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled",
+		 ((unsigned long)getpagesize() << (mthp ? mthp_order : pmd_order)) / 1024);
+	ASSERT_EQ(0, put(path, global_scope ? "inherit" : variant->policy));
+	if (variant->state) {
+		ASSERT_EQ(0, force_auto(variant->state));
+		ASSERT_TRUE(wait_auto_state(variant->state, 20));
+	}
+}
+
+FIXTURE_TEARDOWN(policy)
+{
+	if (access(AUTO "state", F_OK))
+		return;
+	put(THP "enabled", "never");
+	restore_auto(&self->autos);
+	thp_restore_settings();
+}
+
+/* One byte per THP-sized range, with and without MADV_HUGEPAGE. */
+TEST_F(policy, fault)
+{
+	bool mthp = variant->scope == SIZE_MTHP || variant->scope == GLOBAL_MTHP;
+	size_t sz = mthp ? MTHP_KB * 1024 : self->pmd;
+	const int nr = 4;
+	int madv;
+
+	for (madv = 0; madv < 2; madv++) {
+		bool want = madv ? variant->thp_madv : variant->thp_plain;
+		char *p = map_aligned(nr * sz, self->pmd, madv);
+		int i;
+
+		ASSERT_NE(NULL, p);
+		for (i = 0; i < nr; i++)
+			p[i * sz] = (char)(i + 1);
+		if (mthp) {
+			/* A 64 kB mTHP is mapped whole; a base page is not. */
+			EXPECT_EQ(want ? nr * MTHP_KB : nr * (getpagesize() / 1024),
+				  rss_kb(p))
+				TH_LOG("madvise=%d", madv);
+		} else {
+			EXPECT_TRUE(check_huge_anon(p, want ? nr : 0, self->pmd))
+				TH_LOG("madvise=%d: want %d THPs", madv, want ? nr : 0);
+		}
+		for (i = 0; i < nr; i++)
+			EXPECT_EQ((char)(i + 1), p[i * sz]);
+		munmap(p, nr * sz);
+	}
+}
+
+/* THPs of @size bytes allocated at page fault so far. */
+static unsigned long fault_allocs(size_t size)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), THP "hugepages-%zukB/stats/anon_fault_alloc",
+		 size / 1024);
+	if (get(path, buf, sizeof(buf)))
+		return ~0UL;
+	return strtoul(buf, NULL, 10);
+}
+
+/* Global "defer", or per-size "defer" for the PMD size under "never". */
+FIXTURE(defer) {
+	size_t pmd;
+};
+
+FIXTURE_VARIANT(defer) {
+	bool per_size;
+};
+
+FIXTURE_VARIANT_ADD(defer, global) { .per_size = false };
+FIXTURE_VARIANT_ADD(defer, pmd_size_global_never) { .per_size = true };
+
+FIXTURE_SETUP(defer)
+{
+	struct thp_settings s;
+	char path[128];
+	int i;
+
+	if (access(AUTO "state", F_OK))
+		SKIP(return, "kernel without the defer THP policy");
+	self->pmd = read_pmd_pagesize();
+	thp_save_settings();
+	thp_read_settings(&s);
+	s.thp_enabled = THP_NEVER;
+	for (i = 0; i < NR_ORDERS; i++)
+		s.hugepages[i].enabled = THP_NEVER;
+	/* khugepaged asleep until the test has checked the fault. */
+	s.khugepaged.scan_sleep_millisecs = 600000;
+	s.khugepaged.alloc_sleep_millisecs = 10;
+	s.khugepaged.pages_to_scan = 4096;
+	s.khugepaged.max_ptes_none = 511;
+	thp_push_settings(&s);
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", self->pmd / 1024);
+	if (variant->per_size) {
+		ASSERT_EQ(0, put(path, "defer"));
+	} else {
+		ASSERT_EQ(0, put(path, "inherit"));
+		ASSERT_EQ(0, put(THP "enabled", "defer"));
+	}
+}
+
+FIXTURE_TEARDOWN(defer)
+{
+	if (!access(AUTO "state", F_OK))
+		thp_restore_settings();
+}
+
+/*
+ * No THP at fault, then khugepaged collapses the written, non-madvised
+ * range within a minute once it scans, and every byte reads back.
+ */
+TEST_F(defer, khugepaged_collapses)
+{
+	const int nr = 2;
+	size_t len = nr * self->pmd, i;
+	char *p = map_aligned(len, self->pmd, false);
+	unsigned long faults;
+	int t;
+
+	ASSERT_NE(NULL, p);
+	/*
+	 * khugepaged is woken when the mm is registered, at the first
+	 * fault, and may collapse while the range is written: count THP
+	 * faults rather than look at the mapping.
+	 */
+	faults = fault_allocs(self->pmd);
+	for (i = 0; i < len; i++)
+		p[i] = (char)(i * 7 + i / 4096);
+	EXPECT_EQ(faults, fault_allocs(self->pmd));
+
+	ASSERT_EQ(0, put(THP "khugepaged/scan_sleep_millisecs", "10"));
+	for (t = 0; t < 600 && !check_huge_anon(p, nr, self->pmd); t++)
+		usleep(100000);
+	EXPECT_TRUE(check_huge_anon(p, nr, self->pmd))
+		TH_LOG("not collapsed after %d s", t / 10);
+	for (i = 0; i < len; i++)
+		if (p[i] != (char)(i * 7 + i / 4096))
+			break;
+	EXPECT_EQ(len, i) TH_LOG("data differs at offset %zu", i);
+}
+
+/* Read the trace buffer: the thp_auto_state lines, in order. */
+static int auto_trace(char *out, size_t len)
+{
+	char line[512];
+	size_t n = 0;
+	FILE *f = fopen(TRACE "trace", "r");
+
+	if (!f)
+		return -errno;
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		char *st = strstr(line, "thp_auto_state: state=");
+
+		if (st && n + 32 < len)
+			n += snprintf(out + n, len - n, "%s,",
+				      strstr(st, "=pressure") == st + 21 ? "pressure" : "plentiful");
+	}
+	fclose(f);
+	return 0;
+}
+
+FIXTURE(auto_pressure) {
+	struct saved_auto autos;
+	size_t pmd;
+	char *hog;
+	size_t hog_len;
+};
+
+FIXTURE_SETUP(auto_pressure)
+{
+	struct thp_settings s;
+	char path[128];
+	int i;
+
+	if (access(AUTO "state", F_OK))
+		SKIP(return, "kernel without the auto THP policy");
+	if (access(TRACE "events/huge_memory/thp_auto_state/enable", F_OK))
+		SKIP(return, "no tracefs at " TRACE);
+	self->pmd = read_pmd_pagesize();
+	thp_save_settings();
+	save_auto(&self->autos);
+	thp_read_settings(&s);
+	s.thp_enabled = THP_NEVER;
+	s.khugepaged.max_ptes_none = 0;
+	for (i = 0; i < NR_ORDERS; i++)
+		s.hugepages[i].enabled = THP_NEVER;
+	thp_push_settings(&s);
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", self->pmd / 1024);
+	ASSERT_EQ(0, put(path, "inherit"));
+	ASSERT_EQ(0, put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
+	ASSERT_EQ(0, put(TRACE "trace", ""));
+}
+
+FIXTURE_TEARDOWN(auto_pressure)
+{
+	if (access(AUTO "state", F_OK))
+		return;
+	if (self->hog)
+		munmap(self->hog, self->hog_len);
+	put(TRACE "events/huge_memory/thp_auto_state/enable", "0");
+	put(THP "enabled", "never");
+	restore_auto(&self->autos);
+	thp_restore_settings();
+}
+
+/* Does a fresh, written PMD range get a THP at fault? */
+static bool fault_gives_thp(size_t pmd, bool madv)
+{
+	char *p = map_aligned(pmd, pmd, madv);
+	bool huge;
+
+	if (!p)
+		return false;
+	p[0] = 1;
+	huge = check_huge_anon(p, 1, pmd);
+	munmap(p, pmd);
+	return huge;
+}
+
+/*
+ * Real pressure: a process that takes memory until less is available
+ * than pressure_available_pct puts "auto" into "pressure" (no THP at
+ * fault without MADV_HUGEPAGE); freeing it brings "plentiful" back (THP
+ * at fault again). Both changes fire thp_auto_state.
+ */
+TEST_F(auto_pressure, hog_and_release)
+{
+	unsigned long total = meminfo("MemTotal:"), avail = meminfo("MemAvailable:");
+	unsigned int avail_pct = avail * 100 / total, lo, hi;
+	char buf[64], trace[256];
+
+	ASSERT_GT(avail_pct, 40);
+	/* Pressure below half of what is available now, plentiful 15 above. */
+	lo = avail_pct / 2;
+	hi = lo + 15;
+	snprintf(buf, sizeof(buf), "%u", hi);
+	ASSERT_EQ(0, put(AUTO "plentiful_available_pct", buf));
+	snprintf(buf, sizeof(buf), "%u", lo);
+	ASSERT_EQ(0, put(AUTO "pressure_available_pct", buf));
+	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "0"));
+	ASSERT_EQ(0, put(AUTO "interval_ms", "100"));
+	ASSERT_EQ(0, put(THP "enabled", "auto"));
+	ASSERT_TRUE(wait_auto_state("plentiful", 20));
+	EXPECT_TRUE(fault_gives_thp(self->pmd, false));
+
+	/* Leave (lo - 10)% of memory available. */
+	self->hog_len = (avail - total * (lo - 10) / 100) * 1024;
+	self->hog = mmap(NULL, self->hog_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->hog);
+	madvise(self->hog, self->hog_len, MADV_NOHUGEPAGE);
+	memset(self->hog, 0x5a, self->hog_len);
+	ASSERT_TRUE(wait_auto_state("pressure", 20))
+		TH_LOG("MemAvailable %lu kB of %lu kB", meminfo("MemAvailable:"), total);
+	EXPECT_FALSE(fault_gives_thp(self->pmd, false));
+	EXPECT_TRUE(fault_gives_thp(self->pmd, true));
+
+	munmap(self->hog, self->hog_len);
+	self->hog = NULL;
+	ASSERT_TRUE(wait_auto_state("plentiful", 20));
+	EXPECT_TRUE(fault_gives_thp(self->pmd, false));
+
+	ASSERT_EQ(0, auto_trace(trace, sizeof(trace)));
+	EXPECT_STREQ("pressure,plentiful,", trace);
+}
+
+/* Bad values anywhere are -EINVAL and change nothing. */
+TEST(bad_values)
+{
+	static const char * const bad_global[] = {
+		"bogus", "inherit", "\n", "always madvise", "Auto", "defer1",
+	};
+	static const char * const bad_size[] = { "bogus", "\n", "defer auto", "AUTO" };
+	char before[128], after[128], path[128];
+	unsigned int i;
+
+	if (access(AUTO "state", F_OK))
+		SKIP(return, "kernel without the auto THP policy");
+	ASSERT_EQ(0, get(THP "enabled", before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad_global); i++) {
+		EXPECT_EQ(-EINVAL, put(THP "enabled", bad_global[i]));
+		ASSERT_EQ(0, get(THP "enabled", after, sizeof(after)));
+		EXPECT_STREQ(before, after);
+	}
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled",
+		 (unsigned long)read_pmd_pagesize() / 1024);
+	ASSERT_EQ(0, get(path, before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad_size); i++) {
+		EXPECT_EQ(-EINVAL, put(path, bad_size[i]));
+		ASSERT_EQ(0, get(path, after, sizeof(after)));
+		EXPECT_STREQ(before, after);
+	}
+
+	/* auto/: a pair without a gap, out of range, not a number. */
+	ASSERT_EQ(0, get(AUTO "pressure_available_pct", before, sizeof(before)));
+	EXPECT_EQ(-EINVAL, put(AUTO "pressure_available_pct", "100"));
+	EXPECT_EQ(-EINVAL, put(AUTO "pressure_available_pct", "-1"));
+	EXPECT_EQ(-EINVAL, put(AUTO "pressure_available_pct", "ten"));
+	EXPECT_EQ(-EINVAL, put(AUTO "plentiful_available_pct", "101"));
+	EXPECT_EQ(-EINVAL, put(AUTO "plentiful_available_pct", "0"));
+	ASSERT_EQ(0, get(AUTO "pressure_available_pct", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	EXPECT_EQ(-EINVAL, put(AUTO "plentiful_psi_pct", "100"));
+	EXPECT_EQ(-EINVAL, put(AUTO "pressure_psi_pct", "101"));
+	EXPECT_EQ(-EINVAL, put(AUTO "interval_ms", "99"));
+	EXPECT_EQ(-EINVAL, put(AUTO "interval_ms", "60001"));
+	EXPECT_EQ(-EACCES, put(AUTO "state", "pressure"));	/* read-only */
+	ASSERT_EQ(0, get(AUTO "interval_ms", after, sizeof(after)));
+	EXPECT_STREQ("1000\n", after);
+}
+
+TEST_HARNESS_MAIN

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
 	# kernel build
 	build-essential bc bison flex libelf-dev libssl-dev cpio
-	python3 xz-utils quilt ccache perl
+	python3 xz-utils quilt ccache perl rsync
 	# arm64 cross build and static guest programs
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	# guests
@@ -40,7 +40,7 @@ if [ ! -x "$BB_ARM64" ]; then
 	fi
 	apt-get update -qq
 	tmp=$(mktemp -d)
-	chmod 755 "$tmp"; (cd "$tmp" && apt-get download -qq busybox-static:arm64 >/dev/null)
+	chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true; (cd "$tmp" && apt-get download -qq busybox-static:arm64 >/dev/null)
 	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$tmp/x"
 	mkdir -p "$(dirname "$BB_ARM64")"
 	install -m 0755 "$tmp/x/bin/busybox" "$BB_ARM64"

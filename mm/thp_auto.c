@@ -64,9 +64,11 @@ static struct thp_auto_thresholds thp_auto_thr = {
 	.pressure_psi_pct = 10,
 	.plentiful_psi_pct = 2,
 };
+
 static unsigned int thp_auto_interval_ms = 1000;
 
 static void thp_auto_fn(struct work_struct *work);
+
 static DECLARE_DELAYED_WORK(thp_auto_work, thp_auto_fn);
 
 /* A usable set of thresholds: each pair leaves a gap for hysteresis. */
@@ -187,6 +189,7 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", thp_auto_under_pressure() ?
 			  "pressure" : "plentiful");
 }
+
 static struct kobj_attribute state_attr = __ATTR_RO(state);
 
 /* The knob of each threshold, by its offset in struct thp_auto_thresholds. */
@@ -239,16 +242,25 @@ static ssize_t threshold_store(struct kobject *kobj,
 	return count;
 }
 
-#define THP_AUTO_THRESHOLD_ATTR(_name)					\
-static struct thp_auto_attr _name##_attr = {				\
-	.attr = __ATTR(_name, 0644, threshold_show, threshold_store),	\
-	.offset = offsetof(struct thp_auto_thresholds, _name),		\
-}
+static struct thp_auto_attr pressure_available_pct_attr = {
+	.attr = __ATTR(pressure_available_pct, 0644, threshold_show, threshold_store),
+	.offset = offsetof(struct thp_auto_thresholds, pressure_available_pct),
+};
 
-THP_AUTO_THRESHOLD_ATTR(pressure_available_pct);
-THP_AUTO_THRESHOLD_ATTR(plentiful_available_pct);
-THP_AUTO_THRESHOLD_ATTR(pressure_psi_pct);
-THP_AUTO_THRESHOLD_ATTR(plentiful_psi_pct);
+static struct thp_auto_attr plentiful_available_pct_attr = {
+	.attr = __ATTR(plentiful_available_pct, 0644, threshold_show, threshold_store),
+	.offset = offsetof(struct thp_auto_thresholds, plentiful_available_pct),
+};
+
+static struct thp_auto_attr pressure_psi_pct_attr = {
+	.attr = __ATTR(pressure_psi_pct, 0644, threshold_show, threshold_store),
+	.offset = offsetof(struct thp_auto_thresholds, pressure_psi_pct),
+};
+
+static struct thp_auto_attr plentiful_psi_pct_attr = {
+	.attr = __ATTR(plentiful_psi_pct, 0644, threshold_show, threshold_store),
+	.offset = offsetof(struct thp_auto_thresholds, plentiful_psi_pct),
+};
 
 static ssize_t interval_ms_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
@@ -269,6 +281,7 @@ static ssize_t interval_ms_store(struct kobject *kobj,
 	thp_auto_policy_changed();
 	return count;
 }
+
 static struct kobj_attribute interval_ms_attr = __ATTR_RW(interval_ms);
 
 static struct attribute *thp_auto_attrs[] = {

@@ -36,7 +36,7 @@ say "kernel-doc -none: $([ $kd = 0 ] && echo clean || echo findings above)"
 [ $kd = 0 ] || bad=1
 
 if [ -f "$obj/.config" ]; then
-	objs=$(find mm -name '*.c' | sed 's/\.c$/.o/' | sort)
+	objs=$(find mm -name '*.c' | sed 's/\.c$/.o/' | sort | tr '\n' ' ')
 	export CCACHE_DIR=${CCACHE_DIR:-/var/cache/thp-scan/ccache}
 	out=$(make -C "$tree" O="$obj" ARCH=x86_64 C=2 $objs 2>&1)
 	rc=$?
@@ -86,7 +86,7 @@ fi
 # coccicheck's report mode, script by script (those that need OCaml, which
 # Debian's coccinelle lacks, are skipped), on the new C files.
 if command -v spatch >/dev/null; then
-	cfiles=$(find mm -name '*.c' | sort)
+	cfiles=$(find mm -name '*.c' | sort | tr '\n' ' ')
 	out=$(cd "$tree" && for c in $(find scripts/coccinelle -name '*.cocci' | sort); do
 		grep -q 'script:ocaml' "$c" && continue
 		grep -q 'virtual report' "$c" || continue

@@ -11,6 +11,13 @@ W=$top/workbench
 configs=${TEST_CONFIGS:-x86_64:test arm64:test x86_64:debug}
 mkdir -p "$build/logs"
 
+# Boot parameters and what thp_policy_boot must find (see its source).
+boot_params=(
+	"transparent_hugepage=defer thp_anon=64K:auto thpscan.expect_global=defer thpscan.expect_64kB=auto thpscan.expect_2048kB=never"
+	"transparent_hugepage=auto thp_anon=2M:defer;32K:defer thpscan.expect_global=auto thpscan.expect_2048kB=defer thpscan.expect_32kB=defer"
+	"transparent_hugepage=sometimes thp_anon=64K:bogus thpscan.expect_global=always thpscan.expect_64kB=never thpscan.expect_log=transparent_hugepage=sometimes+cannot+parse thpscan.expect_log=thp_anon=64K:bogus:+error+parsing"
+)
+
 passed=0 failed=0 skipped=0
 t0=$(date +%s)
 step() { echo "== [$(date +%T), +$(($(date +%s) - t0)) s] $*"; }
@@ -62,6 +69,20 @@ for c in $configs; do
 	else
 		check "boot $arch-$cfg" 1
 	fi
+	[ "$cfg" = test ] || continue
+	# The THP policy boot parameters, good and bad, one boot each.
+	n=0
+	for params in "${boot_params[@]}"; do
+		n=$((n + 1))
+		step "booting $arch-$cfg with: ${params%% thpscan.*}"
+		"$top/qemu/boot.sh" --arch "$arch" --cfg "$cfg" --name "$arch-boot$n" \
+			--tests thp_policy_boot --append "$params" --timeout 300 --quiet
+		if [ -f "$build/logs/$arch-boot$n/counts" ]; then
+			count "$build/logs/$arch-boot$n/counts"
+		else
+			check "boot $arch-boot$n" 1
+		fi
+	done
 done
 
 step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"

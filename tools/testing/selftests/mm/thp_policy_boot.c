@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The THP policy boot parameters. Booted with transparent_hugepage= and
+ * thp_anon= and with what they should give, as
+ *
+ *   thpscan.expect_global=POLICY          transparent_hugepage/enabled
+ *   thpscan.expect_<size>kB=POLICY        hugepages-<size>kB/enabled
+ *   thpscan.expect_log=TEXT               a kernel log line holds TEXT
+ *                                         (a '+' in TEXT stands for a space)
+ *
+ * this checks that sysfs shows each expected policy in brackets and that
+ * the kernel log says what a bad value was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define THP "/sys/kernel/mm/transparent_hugepage/"
+
+static char cmdline[4096];
+
+static void read_cmdline(void)
+{
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(cmdline, sizeof(cmdline), f))
+			cmdline[0] = '\0';
+		fclose(f);
+	}
+}
+
+/* Next "thpscan.expect_<key>=<val>" after @from; NULL when none is left. */
+static const char *next_expect(const char *from, char *key, char *val)
+{
+	const char *p = strstr(from, "thpscan.expect_");
+
+	if (!p || sscanf(p, "thpscan.expect_%63[^=]=%255s", key, val) != 2)
+		return NULL;
+	return p + 1;
+}
+
+/* The bracketed word of a policy file, e.g. "defer". */
+static int bracketed(const char *path, char *out, size_t len)
+{
+	char buf[256], *l, *r;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	l = strchr(buf, '[');
+	r = strchr(buf, ']');
+	if (!l || !r || r < l || (size_t)(r - l) >= len)
+		return -EINVAL;
+	memcpy(out, l + 1, r - l - 1);
+	out[r - l - 1] = '\0';
+	return 0;
+}
+
+TEST(policies_from_boot_parameters)
+{
+	char key[64], val[256], path[128], got[64];
+	const char *p = cmdline;
+	int n = 0;
+
+	read_cmdline();
+	while ((p = next_expect(p, key, val))) {
+		if (!strcmp(key, "log"))
+			continue;
+		if (!strcmp(key, "global"))
+			snprintf(path, sizeof(path), THP "enabled");
+		else
+			snprintf(path, sizeof(path), THP "hugepages-%s/enabled", key);
+		ASSERT_EQ(0, bracketed(path, got, sizeof(got))) TH_LOG("%s", path);
+		EXPECT_STREQ(val, got) TH_LOG("%s", path);
+		n++;
+	}
+	if (!n)
+		SKIP(return, "no thpscan.expect_ policy on the command line");
+}
+
+TEST(bad_values_are_logged)
+{
+	char key[64], val[256], line[1024];
+	const char *p = cmdline;
+	int n = 0;
+
+	read_cmdline();
+	while ((p = next_expect(p, key, val))) {
+		bool found = false;
+		FILE *f;
+		char *c;
+
+		if (strcmp(key, "log"))
+			continue;
+		for (c = val; *c; c++)
+			if (*c == '+')
+				*c = ' ';
+		/* /dev/kmsg: the whole log, one record per read, then EAGAIN. */
+		f = fdopen(open("/dev/kmsg", O_RDONLY | O_NONBLOCK), "r");
+		ASSERT_NE(NULL, f);
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, val))
+				found = true;
+		fclose(f);
+		EXPECT_TRUE(found) TH_LOG("no kernel log line with \"%s\"", val);
+		n++;
+	}
+	if (!n)
+		SKIP(return, "no thpscan.expect_log on the command line");
+}
+
+TEST_HARNESS_MAIN

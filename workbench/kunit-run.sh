@@ -13,6 +13,7 @@ arm64) cross=(--cross_compile=aarch64-linux-gnu-) cc="ccache aarch64-linux-gnu-g
 *) echo "kunit-run: unknown ARCH $arch" >&2; exit 1 ;;
 esac
 export CCACHE_DIR=${CCACHE_DIR:-/var/cache/thp-scan/ccache} CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1
+mkdir -p "$build/kunit"
 cd "$build/linux"
 exec python3 tools/testing/kunit/kunit.py run --arch="$arch" "${cross[@]}" \
 	--kunitconfig="$top/kunit/thp_scan.kunitconfig" --build_dir="$build/kunit/$arch" \

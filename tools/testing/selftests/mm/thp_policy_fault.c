@@ -13,7 +13,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 #include "vm_util.h"
@@ -357,7 +360,7 @@ FIXTURE_TEARDOWN(defer)
  * No THP at fault, then khugepaged collapses the written, non-madvised
  * range within a minute once it scans, and every byte reads back.
  */
-TEST_F(defer, khugepaged_collapses)
+TEST_F_TIMEOUT(defer, khugepaged_collapses, 180)
 {
 	const int nr = 2;
 	size_t len = nr * self->pmd, i;
@@ -472,7 +475,7 @@ static bool fault_gives_thp(size_t pmd, bool madv)
  * fault without MADV_HUGEPAGE); freeing it brings "plentiful" back (THP
  * at fault again). Both changes fire thp_auto_state.
  */
-TEST_F(auto_pressure, hog_and_release)
+TEST_F_TIMEOUT(auto_pressure, hog_and_release, 180)
 {
 	unsigned long total = meminfo("MemTotal:"), avail = meminfo("MemAvailable:");
 	unsigned int avail_pct = avail * 100 / total, lo, hi;
@@ -511,6 +514,114 @@ TEST_F(auto_pressure, hog_and_release)
 
 	ASSERT_EQ(0, auto_trace(trace, sizeof(trace)));
 	EXPECT_STREQ("pressure,plentiful,", trace);
+}
+
+#define CG	"/sys/fs/cgroup/"
+#define CG_T	CG "thp_policy_psi/"
+
+FIXTURE(auto_psi) {
+	struct saved_auto autos;
+	pid_t child;
+	bool swap_on;
+};
+
+FIXTURE_SETUP(auto_psi)
+{
+	if (access(AUTO "state", F_OK))
+		SKIP(return, "kernel without the auto THP policy");
+	if (access("/proc/pressure/memory", F_OK))
+		SKIP(return, "no PSI");
+	if (access("/sys/block/zram0/disksize", F_OK) || access(CG "cgroup.procs", F_OK))
+		SKIP(return, "needs zram0 and cgroup2 at " CG);
+	thp_save_settings();
+	save_auto(&self->autos);
+	ASSERT_EQ(0, put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
+	ASSERT_EQ(0, put(TRACE "trace", ""));
+	/* Swap to zram, so that a memcg over its limit stalls, not dies. */
+	ASSERT_EQ(0, put("/sys/block/zram0/disksize", "256M"));
+	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
+	self->swap_on = true;
+	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
+	ASSERT_EQ(0, put(CG_T "memory.max", "16M"));
+}
+
+FIXTURE_TEARDOWN(auto_psi)
+{
+	if (access(AUTO "state", F_OK) || access("/proc/pressure/memory", F_OK) ||
+	    access("/sys/block/zram0/disksize", F_OK) || access(CG "cgroup.procs", F_OK))
+		return;
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+	}
+	rmdir(CG_T);
+	if (self->swap_on)
+		system("swapoff /dev/zram0");
+	put("/sys/block/zram0/reset", "1");
+	put(TRACE "events/huge_memory/thp_auto_state/enable", "0");
+	put(THP "enabled", "never");
+	restore_auto(&self->autos);
+	thp_restore_settings();
+}
+
+/*
+ * Real stall: a task that keeps touching 64 MiB in a memcg limited to
+ * 16 MiB, swapping to zram, drives the PSI memory stall up and "auto"
+ * into "pressure" with the available-memory signal switched off; once it
+ * is gone the stall decays and "plentiful" comes back. The tracepoint
+ * records the stall each change was decided on.
+ */
+TEST_F_TIMEOUT(auto_psi, memcg_thrash, 300)
+{
+	char line[512], pid[16];
+	unsigned int psi = 0;
+	FILE *f;
+
+	ASSERT_EQ(0, put(AUTO "pressure_available_pct", "0"));
+	ASSERT_EQ(0, put(AUTO "plentiful_available_pct", "1"));
+	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "0"));
+	ASSERT_EQ(0, put(AUTO "plentiful_psi_pct", "1"));
+	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "5"));
+	ASSERT_EQ(0, put(AUTO "interval_ms", "100"));
+	ASSERT_EQ(0, put(THP "enabled", "auto"));
+	ASSERT_TRUE(wait_auto_state("plentiful", 20));
+
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (!self->child) {
+		size_t len = 64UL << 20, i;
+		char *p;
+
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (put(CG_T "cgroup.procs", pid))
+			_exit(1);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(1);
+		madvise(p, len, MADV_NOHUGEPAGE);
+		for (;;)
+			for (i = 0; i < len; i += getpagesize())
+				p[i]++;
+	}
+	EXPECT_TRUE(wait_auto_state("pressure", 120));
+	kill(self->child, SIGKILL);
+	waitpid(self->child, NULL, 0);
+	self->child = 0;
+	EXPECT_TRUE(wait_auto_state("plentiful", 150));
+
+	f = fopen(TRACE "trace", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		char *st = strstr(line, "state=pressure ");
+
+		if (st && !psi)
+			sscanf(strstr(st, "psi_some_avg10_pct="),
+			       "psi_some_avg10_pct=%u", &psi);
+	}
+	fclose(f);
+	EXPECT_GE(psi, 5) TH_LOG("stall at the change to pressure: %u%%", psi);
 }
 
 /* Bad values anywhere are -EINVAL and change nothing. */

@@ -4,14 +4,18 @@
  * split them.
  *
  * This file holds the control interface, the directory
- * /sys/kernel/mm/transparent_hugepage/thp_scan/ next to khugepaged's, with
- * the "enabled" switch.  The queue and the scanner it controls build on it.
+ * /sys/kernel/mm/transparent_hugepage/thp_scan/ next to khugepaged's, and
+ * the utilization scan that judges whether a large folio is underused: more
+ * than underused_zero_pct percent of its subpages zero-filled, whatever its
+ * order.  The deferred split shrinker asks it (thp_underused()); the queue
+ * and the scanner build on it.
  */
 
 #define pr_fmt(fmt) "thp_scan: " fmt
 
 #include <linux/kernel.h>
 #include <linux/kobject.h>
+#include <linux/mm.h>
 #include <linux/sysfs.h>
 #include <linux/thp_scan.h>
 
@@ -21,6 +25,13 @@
  * sysfs; readers use READ_ONCE() and need no lock.
  */
 static bool thp_scan_enabled __read_mostly = true;
+
+/*
+ * A large folio is underused when more than this percentage of its
+ * subpages are zero-filled (100: never).  One knob for every order: the
+ * limit in subpages is derived per folio by thp_scan_max_zero().
+ */
+static unsigned int thp_scan_underused_zero_pct __read_mostly = 90;
 
 /*
  * Set while the "auto" THP policy sees memory under pressure
@@ -52,6 +63,71 @@ static int thp_scan_parse_bool(const char *buf, bool *val)
 	return 0;
 }
 
+/*
+ * The most zero-filled subpages a folio of @nr pages may have and still be
+ * used: rounded down, so that a folio with fewer than 100 / (100 - @pct)
+ * subpages is underused only when all of them are zero.
+ */
+static unsigned int thp_scan_max_zero(unsigned int nr, unsigned int pct)
+{
+	return mult_frac(nr, pct, 100);
+}
+
+/*
+ * Count the zero-filled subpages of @folio, stopping as soon as the answer
+ * is known: at @max_zero + 1 zero subpages (underused), or when so many
+ * are filled that the rest cannot reach it (used).  *@scanned is set to
+ * the number of subpages looked at.
+ */
+static bool thp_scan_zero_scan(struct folio *folio, unsigned int max_zero,
+			       unsigned int *scanned)
+{
+	unsigned int nr = folio_nr_pages(folio);
+	unsigned int zero = 0, filled = 0, i;
+	bool underused = false;
+
+	for (i = 0; i < nr; i++) {
+		if (pages_identical(folio_page(folio, i), ZERO_PAGE(0))) {
+			if (++zero > max_zero) {
+				underused = true;
+				break;
+			}
+		} else if (++filled >= nr - max_zero) {
+			break;
+		}
+	}
+	*scanned = min(i + 1, nr);
+	return underused;
+}
+
+/**
+ * thp_scan_folio_underused - is a large anon folio mostly zero-filled?
+ * @folio: the folio, which the caller holds a reference on
+ *
+ * Return: true if more than underused_zero_pct percent of the subpages of
+ * @folio are zero-filled, so that splitting it (which maps zero subpages
+ * to the shared zeropage) frees most of it.
+ */
+bool thp_scan_folio_underused(struct folio *folio)
+{
+	unsigned int scanned;
+
+	return thp_scan_zero_scan(folio,
+				  thp_scan_max_zero(folio_nr_pages(folio),
+						    READ_ONCE(thp_scan_underused_zero_pct)),
+				  &scanned);
+}
+
+/**
+ * thp_scan_is_enabled - is thp_scan switched on?
+ *
+ * Return: the value of /sys/kernel/mm/transparent_hugepage/thp_scan/enabled.
+ */
+bool thp_scan_is_enabled(void)
+{
+	return READ_ONCE(thp_scan_enabled);
+}
+
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
@@ -73,8 +149,30 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 
+static ssize_t underused_zero_pct_show(struct kobject *kobj,
+				       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(thp_scan_underused_zero_pct));
+}
+
+static ssize_t underused_zero_pct_store(struct kobject *kobj,
+					struct kobj_attribute *attr,
+					const char *buf, size_t count)
+{
+	unsigned int val;
+
+	if (kstrtouint(buf, 10, &val) || val > 100)
+		return -EINVAL;
+	WRITE_ONCE(thp_scan_underused_zero_pct, val);
+	return count;
+}
+
+static struct kobj_attribute underused_zero_pct_attr =
+	__ATTR_RW(underused_zero_pct);
+
 static struct attribute *thp_scan_attrs[] = {
 	&enabled_attr.attr,
+	&underused_zero_pct_attr.attr,
 	NULL,
 };
 

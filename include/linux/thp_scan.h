@@ -8,12 +8,15 @@
 
 #include <linux/init.h>
 
+struct folio;
 struct kobject;
 
 #ifdef CONFIG_THP_SCAN
 int __init thp_scan_sysfs_init(struct kobject *hugepage_kobj);
 void __init thp_scan_sysfs_exit(struct kobject *hugepage_kobj);
 void thp_scan_set_pressure(bool pressure);
+bool thp_scan_is_enabled(void);
+bool thp_scan_folio_underused(struct folio *folio);
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 {
@@ -26,6 +29,16 @@ static inline void thp_scan_sysfs_exit(struct kobject *hugepage_kobj)
 
 static inline void thp_scan_set_pressure(bool pressure)
 {
+}
+
+static inline bool thp_scan_is_enabled(void)
+{
+	return false;
+}
+
+static inline bool thp_scan_folio_underused(struct folio *folio)
+{
+	return false;
 }
 #endif /* CONFIG_THP_SCAN */
 

@@ -10,6 +10,7 @@
 #define _THP_SCAN_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/highmem.h>
 
 /* "0" and "1", with or without the newline echo adds, are the only values. */
 static void thp_scan_test_parse_bool_valid(struct kunit *test)
@@ -87,11 +88,109 @@ static void thp_scan_test_enabled_default(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, thp_scan_enabled);
 }
 
+/*
+ * One percentage, a limit per order: rounded down, so that small folios
+ * are underused only when (nearly) all of their subpages are zero.
+ */
+static void thp_scan_test_max_zero(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 3u, thp_scan_max_zero(4, 90));
+	KUNIT_EXPECT_EQ(test, 14u, thp_scan_max_zero(16, 90));
+	KUNIT_EXPECT_EQ(test, 460u, thp_scan_max_zero(512, 90));
+	KUNIT_EXPECT_EQ(test, 506u, thp_scan_max_zero(512, 99));
+	KUNIT_EXPECT_EQ(test, 512u, thp_scan_max_zero(512, 100));
+	KUNIT_EXPECT_EQ(test, 0u, thp_scan_max_zero(512, 0));
+	KUNIT_EXPECT_EQ(test, 117964u, thp_scan_max_zero(131072, 90));
+}
+
+/* Write a non-zero byte into subpage @i of @folio. */
+static void thp_scan_test_fill(struct folio *folio, unsigned int i)
+{
+	char *p = kmap_local_folio(folio, (size_t)i * PAGE_SIZE);
+
+	p[PAGE_SIZE / 2] = 0x5a;
+	kunmap_local(p);
+}
+
+/*
+ * The zero scan on real folios of several orders: the decision at the
+ * limit and one past it, and the early exits both ways (how many
+ * subpages it had to look at).
+ */
+static void thp_scan_test_zero_scan(struct kunit *test)
+{
+	static const unsigned int orders[] = { 2, 4, HPAGE_PMD_ORDER };
+	unsigned int k, i, scanned;
+
+	for (k = 0; k < ARRAY_SIZE(orders); k++) {
+		unsigned int order = orders[k], nr = 1U << order;
+		unsigned int max_zero = thp_scan_max_zero(nr, 90);
+		struct folio *folio;
+
+		folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
+		if (!folio)
+			kunit_skip(test, "order-%u folio allocation failed", order);
+
+		/* All zero: underused after max_zero + 1 subpages. */
+		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_EQ_MSG(test, max_zero + 1, scanned, "order %u", order);
+
+		/* The last nr - max_zero subpages filled: exactly at the limit. */
+		for (i = max_zero; i < nr; i++)
+			thp_scan_test_fill(folio, i);
+		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
+
+		/* The first nr - max_zero filled too: used, known early. */
+		for (i = 0; i < nr - max_zero; i++)
+			thp_scan_test_fill(folio, i);
+		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_EQ_MSG(test, nr - max_zero, scanned, "order %u", order);
+		folio_put(folio);
+
+		/* One filled subpage short of the limit, at the start: underused. */
+		folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
+		if (!folio)
+			kunit_skip(test, "order-%u folio allocation failed", order);
+		for (i = 0; i + 1 < nr - max_zero; i++)
+			thp_scan_test_fill(folio, i);
+		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
+		folio_put(folio);
+	}
+}
+
+/* underused_zero_pct takes 0..100; anything else changes nothing. */
+static void thp_scan_test_underused_zero_pct_store(struct kunit *test)
+{
+	unsigned int saved = READ_ONCE(thp_scan_underused_zero_pct);
+	struct kobj_attribute *attr = &underused_zero_pct_attr;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		kunit_skip(test, "buffer allocation failed");
+
+	KUNIT_EXPECT_EQ(test, 3, underused_zero_pct_store(NULL, attr, "75\n", 3));
+	KUNIT_EXPECT_EQ(test, -EINVAL, underused_zero_pct_store(NULL, attr, "101", 3));
+	KUNIT_EXPECT_EQ(test, -EINVAL, underused_zero_pct_store(NULL, attr, "-1", 2));
+	KUNIT_EXPECT_EQ(test, -EINVAL, underused_zero_pct_store(NULL, attr, "9x", 2));
+	KUNIT_EXPECT_EQ(test, 3, underused_zero_pct_show(NULL, attr, buf));
+	KUNIT_EXPECT_STREQ(test, "75\n", buf);
+	KUNIT_EXPECT_EQ(test, 3, underused_zero_pct_store(NULL, attr, "100", 3));
+	KUNIT_EXPECT_EQ(test, 100u, READ_ONCE(thp_scan_underused_zero_pct));
+
+	WRITE_ONCE(thp_scan_underused_zero_pct, saved);
+}
+
 static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_parse_bool_valid),
 	KUNIT_CASE(thp_scan_test_parse_bool_invalid),
 	KUNIT_CASE(thp_scan_test_enabled_store),
 	KUNIT_CASE(thp_scan_test_enabled_default),
+	KUNIT_CASE(thp_scan_test_max_zero),
+	KUNIT_CASE(thp_scan_test_zero_scan),
+	KUNIT_CASE(thp_scan_test_underused_zero_pct_store),
 	{},
 };
 

@@ -125,4 +125,28 @@ TEST_F(thp_scan_knob, enabled_rejects_bad_values)
 	}
 }
 
+/* underused_zero_pct: 0..100 read back; anything else changes nothing. */
+TEST_F(thp_scan_knob, underused_zero_pct)
+{
+	static const char * const bad[] = { "101", "-1", "1000", "x", "\n", "50%", "0x10" };
+	char saved[64], buf[64];
+	unsigned int i;
+
+	ASSERT_EQ(0, knob_read("underused_zero_pct", saved, sizeof(saved)));
+	ASSERT_EQ(0, knob_write("underused_zero_pct", "100"));
+	ASSERT_EQ(0, knob_read("underused_zero_pct", buf, sizeof(buf)));
+	EXPECT_STREQ("100\n", buf);
+	ASSERT_EQ(0, knob_write("underused_zero_pct", "0\n"));
+	ASSERT_EQ(0, knob_read("underused_zero_pct", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf);
+	ASSERT_EQ(0, knob_write("underused_zero_pct", "75"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, knob_write("underused_zero_pct", bad[i]))
+			TH_LOG("writing \"%s\"", bad[i]);
+		ASSERT_EQ(0, knob_read("underused_zero_pct", buf, sizeof(buf)));
+		EXPECT_STREQ("75\n", buf);
+	}
+	EXPECT_EQ(0, knob_write("underused_zero_pct", saved));
+}
+
 TEST_HARNESS_MAIN

@@ -19,6 +19,11 @@
 #include <linux/sysfs.h>
 #include <linux/thp_scan.h>
 
+#include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/thp_scan.h>
+
 /*
  * Whether the scanner may run.  On by default: underused THPs must be
  * recovered without an admin having to ask for it.  Written only through
@@ -77,10 +82,11 @@ static unsigned int thp_scan_max_zero(unsigned int nr, unsigned int pct)
  * Count the zero-filled subpages of @folio, stopping as soon as the answer
  * is known: at @max_zero + 1 zero subpages (underused), or when so many
  * are filled that the rest cannot reach it (used).  *@scanned is set to
- * the number of subpages looked at.
+ * the number of subpages looked at, *@nr_zero to the zero-filled ones
+ * among them.
  */
 static bool thp_scan_zero_scan(struct folio *folio, unsigned int max_zero,
-			       unsigned int *scanned)
+			       unsigned int *scanned, unsigned int *nr_zero)
 {
 	unsigned int nr = folio_nr_pages(folio);
 	unsigned int zero = 0, filled = 0, i;
@@ -97,7 +103,16 @@ static bool thp_scan_zero_scan(struct folio *folio, unsigned int max_zero,
 		}
 	}
 	*scanned = min(i + 1, nr);
+	*nr_zero = zero;
 	return underused;
+}
+
+/* How many subpages of @folio are mapped (all of them when PMD-mapped). */
+static unsigned int thp_scan_mapped(struct folio *folio)
+{
+	if (folio_entire_mapcount(folio))
+		return folio_nr_pages(folio);
+	return folio_nr_pages_mapped(folio);
 }
 
 /**
@@ -110,12 +125,41 @@ static bool thp_scan_zero_scan(struct folio *folio, unsigned int max_zero,
  */
 bool thp_scan_folio_underused(struct folio *folio)
 {
-	unsigned int scanned;
+	unsigned int pct = READ_ONCE(thp_scan_underused_zero_pct);
+	unsigned int nr = folio_nr_pages(folio), scanned, zero;
+	bool underused;
 
-	return thp_scan_zero_scan(folio,
-				  thp_scan_max_zero(folio_nr_pages(folio),
-						    READ_ONCE(thp_scan_underused_zero_pct)),
-				  &scanned);
+	underused = thp_scan_zero_scan(folio, thp_scan_max_zero(nr, pct),
+				       &scanned, &zero);
+	trace_thp_scan_decision(folio_pfn(folio), folio_order(folio), zero,
+				scanned, thp_scan_mapped(folio),
+				underused ? THP_SCAN_SPLIT_UNDERUSED :
+					    THP_SCAN_KEEP_USED);
+	return underused;
+}
+
+/**
+ * thp_scan_note_partial - trace the split of a partially mapped folio
+ * @folio: the folio, which the caller holds a reference on
+ */
+void thp_scan_note_partial(struct folio *folio)
+{
+	trace_thp_scan_decision(folio_pfn(folio), folio_order(folio), 0, 0,
+				thp_scan_mapped(folio), THP_SCAN_SPLIT_PARTIAL);
+}
+
+/**
+ * thp_scan_note_split - trace the result of a split thp_scan decided on
+ * @pfn: the first pfn of the folio
+ * @order: its order before the split
+ * @underused: split as underused (else as partially mapped)
+ * @ret: what the split returned: 0, or a negative errno
+ */
+void thp_scan_note_split(unsigned long pfn, unsigned int order, bool underused,
+			 int ret)
+{
+	trace_thp_scan_split(pfn, order, underused ? THP_SCAN_SPLIT_UNDERUSED :
+			     THP_SCAN_SPLIT_PARTIAL, ret);
 }
 
 /**

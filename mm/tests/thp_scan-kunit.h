@@ -120,7 +120,7 @@ static void thp_scan_test_fill(struct folio *folio, unsigned int i)
 static void thp_scan_test_zero_scan(struct kunit *test)
 {
 	static const unsigned int orders[] = { 2, 4, HPAGE_PMD_ORDER };
-	unsigned int k, i, scanned;
+	unsigned int k, i, scanned, zero;
 
 	for (k = 0; k < ARRAY_SIZE(orders); k++) {
 		unsigned int order = orders[k], nr = 1U << order;
@@ -132,19 +132,20 @@ static void thp_scan_test_zero_scan(struct kunit *test)
 			kunit_skip(test, "order-%u folio allocation failed", order);
 
 		/* All zero: underused after max_zero + 1 subpages. */
-		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, max_zero + 1, scanned, "order %u", order);
+		KUNIT_EXPECT_EQ(test, max_zero + 1, zero);
 
 		/* The last nr - max_zero subpages filled: exactly at the limit. */
 		for (i = max_zero; i < nr; i++)
 			thp_scan_test_fill(folio, i);
-		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
 
 		/* The first nr - max_zero filled too: used, known early. */
 		for (i = 0; i < nr - max_zero; i++)
 			thp_scan_test_fill(folio, i);
-		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr - max_zero, scanned, "order %u", order);
 		folio_put(folio);
 
@@ -154,7 +155,7 @@ static void thp_scan_test_zero_scan(struct kunit *test)
 			kunit_skip(test, "order-%u folio allocation failed", order);
 		for (i = 0; i + 1 < nr - max_zero; i++)
 			thp_scan_test_fill(folio, i);
-		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned));
+		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
 		folio_put(folio);
 	}

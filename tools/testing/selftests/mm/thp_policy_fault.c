@@ -40,6 +40,17 @@ static int put(const char *path, const char *val)
 	return err;
 }
 
+/* Empty the trace buffer: only an open with O_TRUNC does that. */
+static int clear_trace(void)
+{
+	int fd = open(TRACE "trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 static int get(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -55,7 +66,7 @@ static int get(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static unsigned long meminfo(const char *key)
+static unsigned long meminfo_kb(const char *key)
 {
 	char line[128];
 	unsigned long v = 0;
@@ -157,11 +168,6 @@ static void restore_auto(struct saved_auto *s)
 	put(AUTO "interval_ms", s->val[4]);
 }
 
-static int order_of_kb(unsigned long kb)
-{
-	return __builtin_ctzl(kb * 1024 / getpagesize());
-}
-
 /* Map @len bytes aligned to @align; NULL on failure. */
 static char *map_aligned(size_t len, size_t align, bool madv)
 {
@@ -177,63 +183,54 @@ static char *map_aligned(size_t len, size_t align, bool madv)
 	return p;
 }
 
-enum scope { GLOBAL_PMD, SIZE_PMD, SIZE_MTHP, GLOBAL_MTHP };
-
 FIXTURE(policy) {
 	struct saved_auto autos;
 	size_t pmd;
 };
 
-FIXTURE_VARIANT(policy) {
+struct policy_case {
 	const char *policy;	/* as written; "auto" is forced into @state */
 	const char *state;
-	enum scope scope;
 	bool thp_plain;		/* THP expected without MADV_HUGEPAGE */
 	bool thp_madv;		/* THP expected with MADV_HUGEPAGE */
 };
 
-#define POLICY_VARIANTS(_scope, _s)					\
-FIXTURE_VARIANT_ADD(policy, _s##_never) {				\
-	.policy = "never", .scope = _scope,				\
-	.thp_plain = false, .thp_madv = false };			\
-FIXTURE_VARIANT_ADD(policy, _s##_madvise) {				\
-	.policy = "madvise", .scope = _scope,				\
-	.thp_plain = false, .thp_madv = true };				\
-FIXTURE_VARIANT_ADD(policy, _s##_defer) {				\
-	.policy = "defer", .scope = _scope,				\
-	.thp_plain = false, .thp_madv = true };				\
-FIXTURE_VARIANT_ADD(policy, _s##_auto_plentiful) {			\
-	.policy = "auto", .state = "plentiful", .scope = _scope,	\
-	.thp_plain = true, .thp_madv = true };				\
-FIXTURE_VARIANT_ADD(policy, _s##_auto_pressure) {			\
-	.policy = "auto", .state = "pressure", .scope = _scope,		\
-	.thp_plain = false, .thp_madv = true };				\
-FIXTURE_VARIANT_ADD(policy, _s##_always) {				\
-	.policy = "always", .scope = _scope,				\
-	.thp_plain = true, .thp_madv = true }
+FIXTURE_VARIANT(policy) {
+	struct policy_case c;
+};
 
-POLICY_VARIANTS(GLOBAL_PMD, global_pmd);
-POLICY_VARIANTS(SIZE_PMD, size_pmd);
-POLICY_VARIANTS(SIZE_MTHP, size_64k);
-POLICY_VARIANTS(GLOBAL_MTHP, global_64k);
+FIXTURE_VARIANT_ADD(policy, never) {
+	.c = { .policy = "never", .thp_plain = false, .thp_madv = false },
+};
+
+FIXTURE_VARIANT_ADD(policy, madvise) {
+	.c = { .policy = "madvise", .thp_plain = false, .thp_madv = true },
+};
+
+FIXTURE_VARIANT_ADD(policy, defer) {
+	.c = { .policy = "defer", .thp_plain = false, .thp_madv = true },
+};
+
+FIXTURE_VARIANT_ADD(policy, auto_plentiful) {
+	.c = { .policy = "auto", .state = "plentiful", .thp_plain = true, .thp_madv = true },
+};
+
+FIXTURE_VARIANT_ADD(policy, auto_pressure) {
+	.c = { .policy = "auto", .state = "pressure", .thp_plain = false, .thp_madv = true },
+};
+
+FIXTURE_VARIANT_ADD(policy, always) {
+	.c = { .policy = "always", .thp_plain = true, .thp_madv = true },
+};
 
 FIXTURE_SETUP(policy)
 {
 	struct thp_settings s;
-	int pmd_order, mthp_order = order_of_kb(MTHP_KB);
-	bool mthp = variant->scope == SIZE_MTHP || variant->scope == GLOBAL_MTHP;
-	bool global_scope = variant->scope == GLOBAL_PMD || variant->scope == GLOBAL_MTHP;
-	const char *global = "never";
-	char path[128];
 	int i;
 
 	if (access(AUTO "state", F_OK))
 		SKIP(return, "kernel without the auto THP policy");
 	self->pmd = read_pmd_pagesize();
-	pmd_order = __builtin_ctzl(self->pmd / getpagesize());
-	if (mthp && !(thp_supported_orders() & (1UL << mthp_order)))
-		SKIP(return, "no %d kB anon THP size", MTHP_KB);
-
 	thp_save_settings();
 	save_auto(&self->autos);
 	thp_read_settings(&s);
@@ -241,20 +238,10 @@ FIXTURE_SETUP(policy)
 	s.khugepaged.max_ptes_none = 0;
 	for (i = 0; i < NR_ORDERS; i++)
 		s.hugepages[i].enabled = THP_NEVER;
-
-	if (global_scope)
-		global = variant->policy;
 	s.thp_enabled = THP_NEVER;
 	thp_push_settings(&s);
-	ASSERT_EQ(0, put(THP "enabled", global));
-	/* The size under test follows the global policy or has its own. */
-	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled",
-		 ((unsigned long)getpagesize() << (mthp ? mthp_order : pmd_order)) / 1024);
-	ASSERT_EQ(0, put(path, global_scope ? "inherit" : variant->policy));
-	if (variant->state) {
-		ASSERT_EQ(0, force_auto(variant->state));
-		ASSERT_TRUE(wait_auto_state(variant->state, 20));
-	}
+	if (variant->c.state)
+		ASSERT_EQ(0, force_auto(variant->c.state));
 }
 
 FIXTURE_TEARDOWN(policy)
@@ -266,35 +253,71 @@ FIXTURE_TEARDOWN(policy)
 	thp_restore_settings();
 }
 
-/* One byte per THP-sized range, with and without MADV_HUGEPAGE. */
-TEST_F(policy, fault)
+/*
+ * Set the policy under test for @kb-sized THPs, globally (the size
+ * inherits) or for the size alone (global "never"), then write one byte
+ * per THP-sized range, with and without MADV_HUGEPAGE, and check which
+ * ranges got a THP.
+ */
+static void check_fault(struct __test_metadata *_metadata,
+			const struct policy_case *c, size_t pmd,
+			unsigned long kb, bool global)
 {
-	bool mthp = variant->scope == SIZE_MTHP || variant->scope == GLOBAL_MTHP;
-	size_t sz = mthp ? MTHP_KB * 1024 : self->pmd;
+	bool mthp = kb * 1024 != pmd;
+	size_t sz = kb * 1024;
 	const int nr = 4;
+	char path[128];
 	int madv;
 
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", kb);
+	if (access(path, F_OK))
+		SKIP(return, "no %lu kB anon THP size", kb);
+	ASSERT_EQ(0, put(THP "enabled", global ? c->policy : "never"));
+	ASSERT_EQ(0, put(path, global ? "inherit" : c->policy));
+	if (c->state)
+		ASSERT_TRUE(wait_auto_state(c->state, 20));
+
 	for (madv = 0; madv < 2; madv++) {
-		bool want = madv ? variant->thp_madv : variant->thp_plain;
-		char *p = map_aligned(nr * sz, self->pmd, madv);
+		bool want = madv ? c->thp_madv : c->thp_plain;
+		char *p = map_aligned(nr * sz, pmd, madv);
 		int i;
 
 		ASSERT_NE(NULL, p);
 		for (i = 0; i < nr; i++)
 			p[i * sz] = (char)(i + 1);
 		if (mthp) {
-			/* A 64 kB mTHP is mapped whole; a base page is not. */
-			EXPECT_EQ(want ? nr * MTHP_KB : nr * (getpagesize() / 1024),
+			/* An mTHP is mapped whole; a base page is not. */
+			EXPECT_EQ(want ? nr * kb : nr * (getpagesize() / 1024),
 				  rss_kb(p))
 				TH_LOG("madvise=%d", madv);
 		} else {
-			EXPECT_TRUE(check_huge_anon(p, want ? nr : 0, self->pmd))
+			EXPECT_TRUE(check_huge_anon(p, want ? nr : 0, pmd))
 				TH_LOG("madvise=%d: want %d THPs", madv, want ? nr : 0);
 		}
 		for (i = 0; i < nr; i++)
 			EXPECT_EQ((char)(i + 1), p[i * sz]);
 		munmap(p, nr * sz);
 	}
+}
+
+TEST_F(policy, fault_pmd_global)
+{
+	check_fault(_metadata, &variant->c, self->pmd, self->pmd / 1024, true);
+}
+
+TEST_F(policy, fault_pmd_size)
+{
+	check_fault(_metadata, &variant->c, self->pmd, self->pmd / 1024, false);
+}
+
+TEST_F(policy, fault_64k_global)
+{
+	check_fault(_metadata, &variant->c, self->pmd, MTHP_KB, true);
+}
+
+TEST_F(policy, fault_64k_size)
+{
+	check_fault(_metadata, &variant->c, self->pmd, MTHP_KB, false);
 }
 
 /* THPs of @size bytes allocated at page fault so far. */
@@ -405,7 +428,8 @@ static int auto_trace(char *out, size_t len)
 
 		if (st && n + 32 < len)
 			n += snprintf(out + n, len - n, "%s,",
-				      strstr(st, "=pressure") == st + 21 ? "pressure" : "plentiful");
+				      strncmp(st + 22, "pressure", 8) ?
+				      "plentiful" : "pressure");
 	}
 	fclose(f);
 	return 0;
@@ -440,7 +464,7 @@ FIXTURE_SETUP(auto_pressure)
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", self->pmd / 1024);
 	ASSERT_EQ(0, put(path, "inherit"));
 	ASSERT_EQ(0, put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
-	ASSERT_EQ(0, put(TRACE "trace", ""));
+	ASSERT_EQ(0, clear_trace());
 }
 
 FIXTURE_TEARDOWN(auto_pressure)
@@ -477,7 +501,7 @@ static bool fault_gives_thp(size_t pmd, bool madv)
  */
 TEST_F_TIMEOUT(auto_pressure, hog_and_release, 180)
 {
-	unsigned long total = meminfo("MemTotal:"), avail = meminfo("MemAvailable:");
+	unsigned long total = meminfo_kb("MemTotal:"), avail = meminfo_kb("MemAvailable:");
 	unsigned int avail_pct = avail * 100 / total, lo, hi;
 	char buf[64], trace[256];
 
@@ -503,7 +527,7 @@ TEST_F_TIMEOUT(auto_pressure, hog_and_release, 180)
 	madvise(self->hog, self->hog_len, MADV_NOHUGEPAGE);
 	memset(self->hog, 0x5a, self->hog_len);
 	ASSERT_TRUE(wait_auto_state("pressure", 20))
-		TH_LOG("MemAvailable %lu kB of %lu kB", meminfo("MemAvailable:"), total);
+		TH_LOG("MemAvailable %lu kB of %lu kB", meminfo_kb("MemAvailable:"), total);
 	EXPECT_FALSE(fault_gives_thp(self->pmd, false));
 	EXPECT_TRUE(fault_gives_thp(self->pmd, true));
 
@@ -536,7 +560,7 @@ FIXTURE_SETUP(auto_psi)
 	thp_save_settings();
 	save_auto(&self->autos);
 	ASSERT_EQ(0, put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
-	ASSERT_EQ(0, put(TRACE "trace", ""));
+	ASSERT_EQ(0, clear_trace());
 	/* Swap to zram, so that a memcg over its limit stalls, not dies. */
 	ASSERT_EQ(0, put("/sys/block/zram0/disksize", "256M"));
 	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
@@ -586,6 +610,8 @@ TEST_F_TIMEOUT(auto_psi, memcg_thrash, 300)
 	ASSERT_EQ(0, put(AUTO "interval_ms", "100"));
 	ASSERT_EQ(0, put(THP "enabled", "auto"));
 	ASSERT_TRUE(wait_auto_state("plentiful", 20));
+	/* Only the changes decided on these thresholds. */
+	ASSERT_EQ(0, clear_trace());
 
 	self->child = fork();
 	ASSERT_GE(self->child, 0);
@@ -622,6 +648,9 @@ TEST_F_TIMEOUT(auto_psi, memcg_thrash, 300)
 	}
 	fclose(f);
 	EXPECT_GE(psi, 5) TH_LOG("stall at the change to pressure: %u%%", psi);
+	/* Hysteresis: one change each way, no flapping. */
+	ASSERT_EQ(0, auto_trace(line, sizeof(line)));
+	EXPECT_STREQ("pressure,plentiful,", line);
 }
 
 /* Bad values anywhere are -EINVAL and change nothing. */

@@ -27,6 +27,7 @@
 #define THP_SCAN "/sys/kernel/mm/transparent_hugepage/thp_scan/"
 #define CG "/sys/fs/cgroup/"
 #define CG_T CG "thp_scan_underused/"
+#define TRACE "/sys/kernel/tracing/"
 #define NR_THP 32
 #define DENSE (32UL << 20)
 
@@ -40,6 +41,17 @@ static int put(const char *path, const char *val)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/* Empty the trace buffer: only an open with O_TRUNC does that. */
+static int clear_trace(void)
+{
+	int fd = open(TRACE "trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 /* The value of @key in a "key value" file such as memory.events. */
@@ -88,6 +100,8 @@ FIXTURE_SETUP(underused)
 	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
 	ASSERT_EQ(0, put(CG_T "memory.max", "80M"));
+	ASSERT_EQ(0, put(TRACE "events/thp_scan/enable", "1"));
+	ASSERT_EQ(0, clear_trace());
 }
 
 FIXTURE_TEARDOWN(underused)
@@ -95,6 +109,7 @@ FIXTURE_TEARDOWN(underused)
 	if (access(THP_SCAN "underused_zero_pct", F_OK) || access(CG "cgroup.procs", F_OK))
 		return;
 	rmdir(CG_T);
+	put(TRACE "events/thp_scan/enable", "0");
 	put(THP_SCAN "enabled", self->saved_enabled);
 	thp_restore_settings();
 }
@@ -103,10 +118,18 @@ TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 300)
 {
 	size_t pmd = read_pmd_pagesize();
 	long splits_before = keyed("/proc/vmstat", "thp_underused_split_page");
+	long splits, decisions = 0, split_ok = 0;
+	unsigned int nr, max_zero, pct;
+	char line[512];
 	int status;
+	FILE *f;
 	pid_t pid;
 
 	ASSERT_GE(splits_before, 0);
+	f = fopen(THP_SCAN "underused_zero_pct", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%u", &pct));
+	fclose(f);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
@@ -149,7 +172,42 @@ TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 300)
 		EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, keyed(CG_T "memory.events", "oom_kill"));
 	/* 96 MiB in 80 MiB: at least 8 THPs had to be split. */
-	EXPECT_GE(keyed("/proc/vmstat", "thp_underused_split_page") - splits_before, 8);
+	splits = keyed("/proc/vmstat", "thp_underused_split_page") - splits_before;
+	EXPECT_GE(splits, 8);
+
+	/*
+	 * Every split was traced: its decision with what the zero scan saw
+	 * (subpage 0 written, so it stops at the first zero subpage past
+	 * the limit: max_zero + 1 zero of max_zero + 2 scanned, all mapped),
+	 * and its result.
+	 */
+	nr = pmd / getpagesize();
+	max_zero = nr * pct / 100;
+	f = fopen(TRACE "trace", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int order, zero, scanned, mapped;
+		char *ev = strstr(line, "thp_scan_decision: ");
+		int n;
+
+		if (ev && strstr(ev, "decision=split_underused")) {
+			n = sscanf(strstr(ev, "order="),
+				   "order=%u zero=%u scanned=%u mapped=%u",
+				   &order, &zero, &scanned, &mapped);
+			ASSERT_EQ(4, n);
+			EXPECT_EQ(nr, 1U << order);
+			EXPECT_EQ(max_zero + 1, zero);
+			EXPECT_EQ(max_zero + 2, scanned);
+			EXPECT_EQ(nr, mapped);
+			decisions++;
+		}
+		ev = strstr(line, "thp_scan_split: ");
+		if (ev && strstr(ev, "decision=split_underused ret=0"))
+			split_ok++;
+	}
+	fclose(f);
+	EXPECT_EQ(splits, split_ok);
+	EXPECT_GE(decisions, splits);
 }
 
 TEST_HARNESS_MAIN

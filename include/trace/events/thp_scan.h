@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM thp_scan
+
+#if !defined(_TRACE_THP_SCAN_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_THP_SCAN_H
+
+#include <linux/thp_scan.h>
+#include <linux/tracepoint.h>
+
+#define THP_SCAN_DECISIONS						\
+	EM(THP_SCAN_KEEP_USED,		"keep_used")			\
+	EM(THP_SCAN_SPLIT_UNDERUSED,	"split_underused")		\
+	EMe(THP_SCAN_SPLIT_PARTIAL,	"split_partially_mapped")
+
+#undef EM
+#undef EMe
+#define EM(a, b)	TRACE_DEFINE_ENUM(a);
+#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
+
+THP_SCAN_DECISIONS
+
+#undef EM
+#undef EMe
+#define EM(a, b)	{a, b},
+#define EMe(a, b)	{a, b}
+
+/*
+ * What thp_scan decided for a large folio, and what it looked at: how
+ * many subpages it scanned (the zero scan stops early), how many of them
+ * were zero-filled, and how many subpages are mapped.
+ */
+TRACE_EVENT(thp_scan_decision,
+	    TP_PROTO(unsigned long pfn, unsigned int order, unsigned int zero,
+		     unsigned int scanned, unsigned int mapped, int decision),
+	    TP_ARGS(pfn, order, zero, scanned, mapped, decision),
+	    TP_STRUCT__entry(__field(unsigned long, pfn)
+			     __field(unsigned int, order)
+			     __field(unsigned int, zero)
+			     __field(unsigned int, scanned)
+			     __field(unsigned int, mapped)
+			     __field(int, decision)),
+	    TP_fast_assign(__entry->pfn = pfn;
+			   __entry->order = order;
+			   __entry->zero = zero;
+			   __entry->scanned = scanned;
+			   __entry->mapped = mapped;
+			   __entry->decision = decision;),
+	    TP_printk("pfn=0x%lx order=%u zero=%u scanned=%u mapped=%u decision=%s",
+		      __entry->pfn, __entry->order, __entry->zero,
+		      __entry->scanned, __entry->mapped,
+		      __print_symbolic(__entry->decision, THP_SCAN_DECISIONS))
+);
+
+/* The result of a split that thp_scan decided on: 0, or a negative errno. */
+TRACE_EVENT(thp_scan_split,
+	    TP_PROTO(unsigned long pfn, unsigned int order, int decision, int ret),
+	    TP_ARGS(pfn, order, decision, ret),
+	    TP_STRUCT__entry(__field(unsigned long, pfn)
+			     __field(unsigned int, order)
+			     __field(int, decision)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->pfn = pfn;
+			   __entry->order = order;
+			   __entry->decision = decision;
+			   __entry->ret = ret;),
+	    TP_printk("pfn=0x%lx order=%u decision=%s ret=%d",
+		      __entry->pfn, __entry->order,
+		      __print_symbolic(__entry->decision, THP_SCAN_DECISIONS),
+		      __entry->ret)
+);
+
+#endif /* _TRACE_THP_SCAN_H */
+
+#include <trace/define_trace.h>

@@ -3,21 +3,31 @@
  * thp_scan: find anonymous (m)THPs that do not pay for themselves and
  * split them.
  *
- * This file holds the control interface, the directory
- * /sys/kernel/mm/transparent_hugepage/thp_scan/ next to khugepaged's, and
- * the utilization scan that judges whether a large folio is underused: more
- * than underused_zero_pct percent of its subpages zero-filled, whatever its
- * order.  The deferred split shrinker asks it (thp_underused()); the queue
- * and the scanner build on it.
+ * Every anon large folio of order >= 2 joins a thp_scan queue when it gets
+ * its first rmap and stays there until it is freed or split.  A kthread,
+ * kthpscand, walks the queues without waiting for memory pressure, and the
+ * deferred split shrinker walks them under pressure.  For each folio:
+ * partially mapped, split it; otherwise count its zero-filled subpages and
+ * split it if more than underused_zero_pct percent are zero (the split
+ * maps them to the shared zeropage and frees them); otherwise keep it and
+ * look again later.  Controls in /sys/kernel/mm/transparent_hugepage/
+ * thp_scan/; see Documentation/admin-guide/mm/transhuge.rst and
+ * Documentation/mm/thp_scan.rst.
  */
 
 #define pr_fmt(fmt) "thp_scan: " fmt
 
+#include <linux/freezer.h>
 #include <linux/kernel.h>
 #include <linux/kobject.h>
+#include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched/cputime.h>
 #include <linux/sysfs.h>
 #include <linux/thp_scan.h>
+#include <linux/vm_event_item.h>
+#include <linux/wait.h>
 
 #include "internal.h"
 
@@ -25,9 +35,9 @@
 #include <trace/events/thp_scan.h>
 
 /*
- * Whether the scanner may run.  On by default: underused THPs must be
- * recovered without an admin having to ask for it.  Written only through
- * sysfs; readers use READ_ONCE() and need no lock.
+ * Whether the scanner runs.  On by default: underused THPs must be
+ * recovered without an admin having to ask for it.  The knobs are written
+ * only through sysfs; readers use READ_ONCE() and need no lock.
  */
 static bool thp_scan_enabled __read_mostly = true;
 
@@ -38,12 +48,48 @@ static bool thp_scan_enabled __read_mostly = true;
  */
 static unsigned int thp_scan_underused_zero_pct __read_mostly = 90;
 
+/* Subpages kthpscand may look at per round: the zero scan's budget. */
+static unsigned int thp_scan_pages_to_scan __read_mostly = 8192;
+
+/* How long kthpscand sleeps between rounds. */
+static unsigned int thp_scan_sleep_millisecs __read_mostly = 1000;
+
+/*
+ * How old a folio must be, since it was queued or last scanned, before
+ * kthpscand looks at it: time for a new THP to be filled, and a bound on
+ * how often a kept one is rescanned.  The shrinker does not wait.
+ */
+static unsigned int thp_scan_min_age_millisecs __read_mostly = 10000;
+
+/* Bounds of the knobs above, checked on every write. */
+#define THP_SCAN_PAGES_MAX	BIT(24)
+#define THP_SCAN_MILLISECS_MAX	(24U * 3600 * 1000)
+
+/* Under pressure, kthpscand's round may look at this many times more. */
+#define THP_SCAN_PRESSURE_FACTOR	4
+
 /*
  * Set while the "auto" THP policy sees memory under pressure
- * (mm/thp_auto.c): the scanner is to work harder then. The hook for the
- * scanner; nothing reads it before the scanner exists.
+ * (mm/thp_auto.c): kthpscand then works harder, see thp_scan_round().
  */
 static bool thp_scan_pressure;
+
+static struct task_struct *thp_scan_thread __read_mostly;
+static DECLARE_WAIT_QUEUE_HEAD(thp_scan_wait);
+
+/*
+ * kthpscand sleeps without a timeout while every queue is empty: it sets
+ * thp_scan_idle first, and whoever queues a folio then wakes it.
+ * thp_scan_kicked ends any sleep: a knob changed, or pressure began.
+ */
+static bool thp_scan_idle;
+static bool thp_scan_kicked;
+
+static void thp_scan_wake(void)
+{
+	WRITE_ONCE(thp_scan_kicked, true);
+	wake_up_interruptible(&thp_scan_wait);
+}
 
 /**
  * thp_scan_set_pressure - tell thp_scan whether memory is under pressure
@@ -52,6 +98,8 @@ static bool thp_scan_pressure;
 void thp_scan_set_pressure(bool pressure)
 {
 	WRITE_ONCE(thp_scan_pressure, pressure);
+	if (pressure)
+		thp_scan_wake();
 }
 
 /*
@@ -115,51 +163,478 @@ static unsigned int thp_scan_mapped(struct folio *folio)
 	return folio_nr_pages_mapped(folio);
 }
 
-/**
- * thp_scan_folio_underused - is a large anon folio mostly zero-filled?
- * @folio: the folio, which the caller holds a reference on
+/*
+ * With thp_scan off, only the deferred split shrinker decides, and judges
+ * as 6.12 does: by khugepaged's max_ptes_none, PMD THPs only, nothing at
+ * its default.  What it looked at is not known.
+ */
+static bool thp_scan_stock_underused(struct folio *folio, unsigned int max_zero,
+				     unsigned int *scanned, unsigned int *nr_zero)
+{
+	*scanned = 0;
+	*nr_zero = 0;
+	return thp_underused(folio);
+}
+
+/*
+ * What is known of a folio when it is decided on, so that the decision
+ * itself is a function of facts alone.
+ */
+struct thp_scan_facts {
+	bool mapped;		/* mapped at all */
+	bool partially_mapped;	/* flagged by rmap: some subpages unmapped */
+	bool judge;		/* may be judged underused */
+	unsigned int max_zero;	/* the most zero subpages of a used folio */
+};
+
+/*
+ * Decide on a folio from @f; the zero scan, the one costly step, only runs
+ * when it can change the answer, through @zero_scan on @folio.
+ */
+static enum thp_scan_decision
+thp_scan_decide(const struct thp_scan_facts *f, struct folio *folio,
+		bool (*zero_scan)(struct folio *, unsigned int, unsigned int *,
+				  unsigned int *),
+		unsigned int *scanned, unsigned int *zero)
+{
+	*scanned = 0;
+	*zero = 0;
+	if (!f->mapped)
+		return THP_SCAN_KEEP_UNMAPPED;
+	if (f->partially_mapped)
+		return THP_SCAN_SPLIT_PARTIAL;
+	if (!f->judge)
+		return THP_SCAN_KEEP_SKIPPED;
+	if (zero_scan(folio, f->max_zero, scanned, zero))
+		return THP_SCAN_SPLIT_UNDERUSED;
+	return THP_SCAN_KEEP_USED;
+}
+
+/*
+ * The queue.
  *
- * Return: true if more than underused_zero_pct percent of the subpages of
- * @folio are zero-filled, so that splitting it (which maps zero subpages
- * to the shared zeropage) frees most of it.
+ * A queue is 6.12's struct deferred_split, one per node and one per memcg:
+ * split_queue holds the folios known to be partially mapped, scanned
+ * first; scan_queue[] one list per order, each in LRU order.  A folio
+ * joins the tail of its list stamped with the time (folio->_thp_scan_stamp),
+ * the scanner takes from the head, and a folio scanned and kept goes back
+ * to the tail with a new stamp: each list is sorted by stamp, and the
+ * scanner stops at the first folio younger than the minimum age.
+ *
+ * All under split_queue_lock.  The scanner takes one folio at a time off
+ * its list, with a reference held, and works on it on no list at all, so
+ * that the rules in the comment above __folio_unqueue_deferred_split()
+ * hold: a folio being freed (refcount zero) is only ever unlinked under
+ * the lock, by whoever sees it first.
  */
-bool thp_scan_folio_underused(struct folio *folio)
-{
-	unsigned int pct = READ_ONCE(thp_scan_underused_zero_pct);
-	unsigned int nr = folio_nr_pages(folio), scanned, zero;
-	bool underused;
 
-	underused = thp_scan_zero_scan(folio, thp_scan_max_zero(nr, pct),
-				       &scanned, &zero);
-	trace_thp_scan_decision(folio_pfn(folio), folio_order(folio), zero,
-				scanned, thp_scan_mapped(folio),
-				underused ? THP_SCAN_SPLIT_UNDERUSED :
-					    THP_SCAN_KEEP_USED);
-	return underused;
+static struct list_head *thp_scan_list(struct deferred_split *q,
+				       unsigned int order)
+{
+	return &q->scan_queue[order - THP_SCAN_MIN_ORDER];
 }
 
 /**
- * thp_scan_note_partial - trace the split of a partially mapped folio
- * @folio: the folio, which the caller holds a reference on
+ * thp_scan_init_queue - initialize the thp_scan lists of a queue
+ * @q: a deferred split queue; the caller initializes the rest of it
  */
-void thp_scan_note_partial(struct folio *folio)
+void thp_scan_init_queue(struct deferred_split *q)
 {
-	trace_thp_scan_decision(folio_pfn(folio), folio_order(folio), 0, 0,
-				thp_scan_mapped(folio), THP_SCAN_SPLIT_PARTIAL);
+	int i;
+
+	for (i = 0; i < THP_SCAN_NR_LISTS; i++)
+		INIT_LIST_HEAD(&q->scan_queue[i]);
 }
 
 /**
- * thp_scan_note_split - trace the result of a split thp_scan decided on
- * @pfn: the first pfn of the folio
- * @order: its order before the split
- * @underused: split as underused (else as partially mapped)
- * @ret: what the split returned: 0, or a negative errno
+ * thp_scan_enqueue - put a large folio at the tail of its list
+ * @q: the queue of @folio's memcg or node, whose lock the caller holds
+ * @folio: a folio of order >= 2 that is on no list
+ *
+ * A folio flagged partially mapped goes to split_queue, any other to the
+ * list of its order; either is stamped with the time it joined.
  */
-void thp_scan_note_split(unsigned long pfn, unsigned int order, bool underused,
-			 int ret)
+void thp_scan_enqueue(struct deferred_split *q, struct folio *folio)
 {
-	trace_thp_scan_split(pfn, order, underused ? THP_SCAN_SPLIT_UNDERUSED :
-			     THP_SCAN_SPLIT_PARTIAL, ret);
+	lockdep_assert_held(&q->split_queue_lock);
+
+	folio->_thp_scan_stamp = jiffies;
+	if (folio_test_partially_mapped(folio))
+		list_add_tail(&folio->_deferred_list, &q->split_queue);
+	else
+		list_add_tail(&folio->_deferred_list,
+			      thp_scan_list(q, folio_order(folio)));
+}
+
+/**
+ * thp_scan_queued - a folio was queued; wake kthpscand if it is idle
+ *
+ * Called after the queue lock is dropped.  kthpscand sets thp_scan_idle
+ * before it looks at the queues under their locks; the unlock here and
+ * the barrier order the queueing before the read of the flag.
+ */
+void thp_scan_queued(void)
+{
+	/* Pairs with the smp_mb() in thp_scan_sleep(). */
+	smp_mb();
+	if (unlikely(READ_ONCE(thp_scan_idle)) && !READ_ONCE(thp_scan_kicked))
+		thp_scan_wake();
+}
+
+/**
+ * thp_scan_add_folio - a new anon large folio got its first rmap
+ * @folio: the folio, locked or exclusive to the caller
+ *
+ * Queues @folio for thp_scan, whatever its order from 2 on and whatever
+ * made it: page fault, khugepaged collapse, swap-in.
+ */
+void thp_scan_add_folio(struct folio *folio)
+{
+	if (folio_order(folio) < THP_SCAN_MIN_ORDER)
+		return;
+	count_vm_event(THP_SCAN_QUEUED);
+	count_mthp_stat(folio_order(folio), MTHP_STAT_THP_SCAN_QUEUED);
+	deferred_split_folio(folio, false);
+}
+
+/* One pass over the queues: what it may still do and what it did. */
+struct thp_scan_round {
+	long budget;		/* subpages it may still look at */
+	unsigned long nr_folios; /* folios it may still take */
+	unsigned long min_age;	/* in jiffies, of the folios on order lists */
+	unsigned long next_due;	/* when the youngest folio left is due */
+	bool have_next_due;
+	int order;		/* the list being walked; 0: split_queue */
+	long stop;		/* leave the list when budget falls to this */
+	unsigned long taken;	/* folios taken off the queues */
+	unsigned long split;	/* folios split */
+};
+
+/*
+ * Take the head of @head off @q if it is at least @min_age jiffies old,
+ * with a reference; NULL when the list is empty or its head too young.  A
+ * folio on its way to be freed (no reference to be had) is unlinked and
+ * passed over.
+ */
+static struct folio *thp_scan_take(struct deferred_split *q,
+				   struct list_head *head,
+				   unsigned long min_age,
+				   struct thp_scan_round *r)
+{
+	struct folio *folio;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->split_queue_lock, flags);
+	while ((folio = list_first_entry_or_null(head, struct folio,
+						 _deferred_list))) {
+		if (min_age) {
+			unsigned long due = folio->_thp_scan_stamp + min_age;
+
+			if (time_before(jiffies, due)) {
+				if (!r->have_next_due ||
+				    time_before(due, r->next_due))
+					r->next_due = due;
+				r->have_next_due = true;
+				folio = NULL;
+				break;
+			}
+		}
+		list_del_init(&folio->_deferred_list);
+		q->split_queue_len--;
+		if (folio_try_get(folio))
+			break;
+		/* Lost the race with folio_put(), as in deferred_split_scan(). */
+		if (folio_test_partially_mapped(folio)) {
+			folio_clear_partially_mapped(folio);
+			mod_mthp_stat(folio_order(folio),
+				      MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+		}
+	}
+	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	if (folio)
+		r->taken++;
+	return folio;
+}
+
+/* Is any list of @q below @order non-empty?  A hint: no lock. */
+static bool thp_scan_lower_queued(struct deferred_split *q, int order)
+{
+	int o;
+
+	for (o = THP_SCAN_MIN_ORDER; o < order; o++) {
+		/* Racy, and fine: a wrong answer only shifts the shares. */
+		if (!data_race(list_empty(thp_scan_list(q, o))))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The next folio of @q to scan, in priority order: every partially mapped
+ * one first, then the orders from the largest down, each in LRU order and
+ * each taking up to two thirds of what is left of the budget while smaller
+ * orders are queued (the smallest all of it), so that larger orders get
+ * more of a round than smaller ones, and what one order leaves unused goes
+ * to the next.  Starts with r->order = 0; NULL when the round is done
+ * with @q.
+ */
+static struct folio *thp_scan_next(struct deferred_split *q,
+				   struct thp_scan_round *r)
+{
+	struct folio *folio;
+
+	while (r->budget > 0 && r->nr_folios) {
+		if (!r->order) {
+			/* A jiffy old: one whose split just failed waits. */
+			folio = thp_scan_take(q, &q->split_queue, 1, r);
+			if (folio)
+				return folio;
+			r->order = THP_SCAN_MAX_ORDER + 1;
+			r->stop = r->budget;
+		}
+		if (r->budget > r->stop) {
+			folio = thp_scan_take(q, thp_scan_list(q, r->order),
+					      r->min_age, r);
+			if (folio)
+				return folio;
+		}
+		if (--r->order < THP_SCAN_MIN_ORDER)
+			break;
+		r->stop = thp_scan_lower_queued(q, r->order) ? r->budget / 3 : 0;
+	}
+	return NULL;
+}
+
+/* Counters of a decision and of a split, global and per size. */
+static void thp_scan_count(unsigned int order, enum vm_event_item event,
+			   enum mthp_stat_item item)
+{
+	count_vm_event(event);
+	count_mthp_stat(order, item);
+}
+
+/*
+ * Decide on @folio, which thp_scan_take() gave us, split it if so decided,
+ * put it back on its queue if it is kept, and drop the reference.
+ */
+static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
+{
+	unsigned long pfn = folio_pfn(folio);
+	unsigned int order = folio_order(folio), nr = folio_nr_pages(folio);
+	unsigned int scanned, zero;
+	struct thp_scan_facts f = {
+		.mapped = folio_mapped(folio),
+		.partially_mapped = folio_test_partially_mapped(folio),
+		.judge = thp_split_underused() &&
+			 !folio_contain_hwpoisoned_page(folio),
+		.max_zero = thp_scan_max_zero(nr,
+				READ_ONCE(thp_scan_underused_zero_pct)),
+	};
+	enum thp_scan_decision d;
+	int ret = -EAGAIN;
+
+	d = thp_scan_decide(&f, folio, thp_scan_is_enabled() ?
+			    thp_scan_zero_scan : thp_scan_stock_underused,
+			    &scanned, &zero);
+	trace_thp_scan_decision(pfn, order, zero, scanned,
+				thp_scan_mapped(folio), d);
+	thp_scan_count(order, THP_SCAN_SCANNED, MTHP_STAT_THP_SCAN_SCANNED);
+	count_vm_events(THP_SCAN_PAGES_SCANNED, scanned);
+	r->budget -= scanned + 1;
+	r->nr_folios--;
+
+	if (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) {
+		if (folio_trylock(folio)) {
+			ret = split_folio(folio);
+			folio_unlock(folio);
+		}
+		trace_thp_scan_split(pfn, order, d, ret);
+		if (!ret) {
+			r->split++;
+			if (d == THP_SCAN_SPLIT_PARTIAL)
+				thp_scan_count(order, THP_SCAN_SPLIT_PARTIAL_PAGE,
+					       MTHP_STAT_THP_SCAN_SPLIT_PARTIAL);
+			else
+				thp_scan_count(order, THP_SCAN_SPLIT_UNDERUSED_PAGE,
+					       MTHP_STAT_THP_SCAN_SPLIT_UNDERUSED);
+			if (d == THP_SCAN_SPLIT_UNDERUSED)
+				count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
+		} else {
+			thp_scan_count(order, THP_SCAN_SPLIT_FAILED_PAGE,
+				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
+		}
+	}
+	/* Kept, or the split failed: back to the tail of its list. */
+	if (ret)
+		deferred_split_folio(folio, folio_test_partially_mapped(folio));
+	folio_put(folio);
+}
+
+/* Walk @q in priority order within what is left of round @r. */
+static void thp_scan_queue(struct deferred_split *q, struct thp_scan_round *r)
+{
+	struct folio *folio;
+
+	r->order = 0;
+	while ((folio = thp_scan_next(q, r))) {
+		thp_scan_folio(folio, r);
+		cond_resched();
+	}
+}
+
+/**
+ * thp_scan_shrink - scan a queue for the deferred split shrinker
+ * @q: the queue of the node or memcg being reclaimed from
+ * @nr_to_scan: how many folios to take
+ *
+ * Under reclaim, folios are due whatever their age, but a folio kept (or
+ * whose split failed) in this jiffy is not taken again.
+ *
+ * Return: how many folios were split.
+ */
+unsigned long thp_scan_shrink(struct deferred_split *q,
+			      unsigned long nr_to_scan)
+{
+	struct thp_scan_round r = {
+		.budget = LONG_MAX,
+		.nr_folios = nr_to_scan,
+		.min_age = 1,
+	};
+
+	thp_scan_queue(q, &r);
+	return r.split;
+}
+
+/*
+ * One round of kthpscand: every node's queue, then every memcg's, until
+ * the budget is spent.  Returns whether some folio is due now; sets
+ * *@next_due when none is but some will be.
+ */
+static bool thp_scan_round(unsigned long *next_due, bool *have_next_due)
+{
+	unsigned int age_ms = READ_ONCE(thp_scan_min_age_millisecs);
+	struct thp_scan_round r = {
+		.budget = READ_ONCE(thp_scan_pages_to_scan),
+		.nr_folios = ULONG_MAX,
+		/* At least a jiffy: a folio kept now is not taken again now. */
+		.min_age = max(1UL, msecs_to_jiffies(age_ms)),
+	};
+	struct mem_cgroup *memcg;
+	int nid;
+
+	if (READ_ONCE(thp_scan_pressure))
+		r.budget *= THP_SCAN_PRESSURE_FACTOR;
+
+	for_each_online_node(nid)
+		thp_scan_queue(&NODE_DATA(nid)->deferred_split_queue, &r);
+	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+#ifdef CONFIG_MEMCG
+		thp_scan_queue(&memcg->deferred_split_queue, &r);
+#endif
+		if (r.budget <= 0) {
+			mem_cgroup_iter_break(NULL, memcg);
+			return true;
+		}
+	}
+	*next_due = r.next_due;
+	*have_next_due = r.have_next_due;
+	return r.budget <= 0;
+}
+
+/* Is any folio on any queue?  Under each queue's lock: see thp_scan_queued(). */
+static bool thp_scan_any_queued(void)
+{
+	struct mem_cgroup *memcg;
+	unsigned long flags;
+	bool any = false;
+	int nid;
+
+	for_each_online_node(nid) {
+		struct deferred_split *q = &NODE_DATA(nid)->deferred_split_queue;
+
+		spin_lock_irqsave(&q->split_queue_lock, flags);
+		any |= q->split_queue_len != 0;
+		spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	}
+	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg && !any;
+	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+#ifdef CONFIG_MEMCG
+		struct deferred_split *q = &memcg->deferred_split_queue;
+
+		spin_lock_irqsave(&q->split_queue_lock, flags);
+		any = q->split_queue_len != 0;
+		spin_unlock_irqrestore(&q->split_queue_lock, flags);
+#endif
+		if (any)
+			mem_cgroup_iter_break(NULL, memcg);
+	}
+	return any;
+}
+
+/*
+ * Sleep after a round: scan_sleep_millisecs at least, until the next folio
+ * is due if none is now, and without a timeout while nothing is queued or
+ * thp_scan is off.  Knob writes and new folios wake it (thp_scan_wake()).
+ */
+static void thp_scan_sleep(bool busy, unsigned long next_due, bool have_next_due)
+{
+	long timeout = msecs_to_jiffies(READ_ONCE(thp_scan_sleep_millisecs));
+
+	WRITE_ONCE(thp_scan_idle, true);
+	/* Pairs with the smp_mb() in thp_scan_queued(). */
+	smp_mb();
+	if (!thp_scan_is_enabled() || (!busy && !thp_scan_any_queued())) {
+		wait_event_freezable(thp_scan_wait, READ_ONCE(thp_scan_kicked) ||
+				     kthread_should_stop());
+	} else {
+		/* Folios queued now need no wake-up: they are not due yet. */
+		WRITE_ONCE(thp_scan_idle, false);
+		if (!busy && have_next_due &&
+		    time_after(next_due, jiffies + timeout))
+			timeout = next_due - jiffies;
+		wait_event_freezable_timeout(thp_scan_wait,
+					     READ_ONCE(thp_scan_kicked) ||
+					     kthread_should_stop(), timeout);
+	}
+	WRITE_ONCE(thp_scan_idle, false);
+	WRITE_ONCE(thp_scan_kicked, false);
+}
+
+static int thp_scan_kthread(void *unused)
+{
+	set_freezable();
+	set_user_nice(current, MAX_NICE);
+
+	while (!kthread_should_stop()) {
+		unsigned long next_due = 0;
+		bool have_next_due = false, busy = false;
+
+		if (thp_scan_is_enabled()) {
+			busy = thp_scan_round(&next_due, &have_next_due);
+			count_vm_event(THP_SCAN_ROUNDS);
+		}
+		thp_scan_sleep(busy, next_due, have_next_due);
+	}
+	return 0;
+}
+
+/**
+ * thp_scan_init - start kthpscand
+ *
+ * Without it thp_scan still works under memory pressure, through the
+ * deferred split shrinker; so a failure is reported, not fatal.
+ */
+void __init thp_scan_init(void)
+{
+	struct task_struct *t;
+
+	t = kthread_run(thp_scan_kthread, NULL, "kthpscand");
+	if (IS_ERR(t)) {
+		pr_err("failed to start kthpscand: %ld\n", PTR_ERR(t));
+		return;
+	}
+	thp_scan_thread = t;
 }
 
 /**
@@ -188,35 +663,84 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (err)
 		return err;
 	WRITE_ONCE(thp_scan_enabled, val);
+	thp_scan_wake();
 	return count;
 }
 
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 
-static ssize_t underused_zero_pct_show(struct kobject *kobj,
-				       struct kobj_attribute *attr, char *buf)
+/*
+ * The unsigned knobs: each a variable and its bounds.  A value out of
+ * bounds, or not a decimal number, is -EINVAL and changes nothing; a
+ * value taken wakes kthpscand so that it applies at once.
+ */
+struct thp_scan_uint_attr {
+	struct kobj_attribute attr;
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+};
+
+#define to_thp_scan_uint_attr(a) container_of(a, struct thp_scan_uint_attr, attr)
+
+static ssize_t thp_scan_uint_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(thp_scan_underused_zero_pct));
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(*to_thp_scan_uint_attr(attr)->val));
 }
 
-static ssize_t underused_zero_pct_store(struct kobject *kobj,
-					struct kobj_attribute *attr,
-					const char *buf, size_t count)
+static ssize_t thp_scan_uint_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
 {
+	struct thp_scan_uint_attr *ua = to_thp_scan_uint_attr(attr);
 	unsigned int val;
 
-	if (kstrtouint(buf, 10, &val) || val > 100)
+	if (kstrtouint(buf, 10, &val) || val < ua->min || val > ua->max)
 		return -EINVAL;
-	WRITE_ONCE(thp_scan_underused_zero_pct, val);
+	WRITE_ONCE(*ua->val, val);
+	thp_scan_wake();
 	return count;
 }
 
-static struct kobj_attribute underused_zero_pct_attr =
-	__ATTR_RW(underused_zero_pct);
+#define THP_SCAN_UINT_ATTR(_name, _var, _min, _max)			\
+static struct thp_scan_uint_attr _name##_attr = {			\
+	.attr = __ATTR(_name, 0644, thp_scan_uint_show,			\
+		       thp_scan_uint_store),				\
+	.val = &(_var),							\
+	.min = (_min),							\
+	.max = (_max),							\
+}
+
+THP_SCAN_UINT_ATTR(underused_zero_pct, thp_scan_underused_zero_pct, 0, 100);
+THP_SCAN_UINT_ATTR(pages_to_scan, thp_scan_pages_to_scan, 1,
+		   THP_SCAN_PAGES_MAX);
+THP_SCAN_UINT_ATTR(scan_sleep_millisecs, thp_scan_sleep_millisecs, 0,
+		   THP_SCAN_MILLISECS_MAX);
+THP_SCAN_UINT_ATTR(min_age_millisecs, thp_scan_min_age_millisecs, 0,
+		   THP_SCAN_MILLISECS_MAX);
+
+/* The CPU time kthpscand has used, in milliseconds. */
+static ssize_t cpu_time_ms_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	u64 ns = 0;
+
+	if (thp_scan_thread)
+		ns = task_sched_runtime(thp_scan_thread);
+	return sysfs_emit(buf, "%llu\n", div_u64(ns, NSEC_PER_MSEC));
+}
+
+static struct kobj_attribute cpu_time_ms_attr = __ATTR_RO(cpu_time_ms);
 
 static struct attribute *thp_scan_attrs[] = {
 	&enabled_attr.attr,
-	&underused_zero_pct_attr.attr,
+	&underused_zero_pct_attr.attr.attr,
+	&pages_to_scan_attr.attr.attr,
+	&scan_sleep_millisecs_attr.attr.attr,
+	&min_age_millisecs_attr.attr.attr,
+	&cpu_time_ms_attr.attr,
 	NULL,
 };
 

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * thp_scan: find anonymous (m)THPs that do not pay for themselves and
- * split them.  See Documentation/admin-guide/mm/transhuge.rst.
+ * split them.  See Documentation/mm/thp_scan.rst.
  */
 #ifndef _LINUX_THP_SCAN_H
 #define _LINUX_THP_SCAN_H
 
 #include <linux/init.h>
 
+struct deferred_split;
 struct folio;
 struct kobject;
 
@@ -16,17 +17,27 @@ enum thp_scan_decision {
 	THP_SCAN_KEEP_USED,		/* not underused: kept whole */
 	THP_SCAN_SPLIT_UNDERUSED,	/* mostly zero-filled: split */
 	THP_SCAN_SPLIT_PARTIAL,		/* partially mapped: split */
+	THP_SCAN_KEEP_UNMAPPED,		/* not mapped: left to be freed */
+	THP_SCAN_KEEP_SKIPPED,		/* not judged: see thp_scan_folio() */
 };
+
+/* The orders thp_scan queues: _deferred_list needs a third page. */
+#define THP_SCAN_MIN_ORDER	2
+#define THP_SCAN_MAX_ORDER	MAX_PAGE_ORDER
+#define THP_SCAN_NR_LISTS	(THP_SCAN_MAX_ORDER - THP_SCAN_MIN_ORDER + 1)
 
 #ifdef CONFIG_THP_SCAN
 int __init thp_scan_sysfs_init(struct kobject *hugepage_kobj);
 void __init thp_scan_sysfs_exit(struct kobject *hugepage_kobj);
+void __init thp_scan_init(void);
 void thp_scan_set_pressure(bool pressure);
 bool thp_scan_is_enabled(void);
-bool thp_scan_folio_underused(struct folio *folio);
-void thp_scan_note_partial(struct folio *folio);
-void thp_scan_note_split(unsigned long pfn, unsigned int order, bool underused,
-			 int ret);
+void thp_scan_init_queue(struct deferred_split *q);
+void thp_scan_enqueue(struct deferred_split *q, struct folio *folio);
+void thp_scan_queued(void);
+void thp_scan_add_folio(struct folio *folio);
+unsigned long thp_scan_shrink(struct deferred_split *q,
+			      unsigned long nr_to_scan);
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 {
@@ -34,6 +45,10 @@ static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 }
 
 static inline void thp_scan_sysfs_exit(struct kobject *hugepage_kobj)
+{
+}
+
+static inline void thp_scan_init(void)
 {
 }
 
@@ -46,17 +61,15 @@ static inline bool thp_scan_is_enabled(void)
 	return false;
 }
 
-static inline bool thp_scan_folio_underused(struct folio *folio)
-{
-	return false;
-}
-
-static inline void thp_scan_note_partial(struct folio *folio)
+static inline void thp_scan_init_queue(struct deferred_split *q)
 {
 }
 
-static inline void thp_scan_note_split(unsigned long pfn, unsigned int order,
-				       bool underused, int ret)
+static inline void thp_scan_queued(void)
+{
+}
+
+static inline void thp_scan_add_folio(struct folio *folio)
 {
 }
 #endif /* CONFIG_THP_SCAN */

@@ -165,23 +165,299 @@ static void thp_scan_test_zero_scan(struct kunit *test)
 static void thp_scan_test_underused_zero_pct_store(struct kunit *test)
 {
 	unsigned int saved = READ_ONCE(thp_scan_underused_zero_pct);
-	struct kobj_attribute *attr = &underused_zero_pct_attr;
+	struct kobj_attribute *attr = &underused_zero_pct_attr.attr;
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	if (!buf)
 		kunit_skip(test, "buffer allocation failed");
 
-	KUNIT_EXPECT_EQ(test, 3, underused_zero_pct_store(NULL, attr, "75\n", 3));
-	KUNIT_EXPECT_EQ(test, -EINVAL, underused_zero_pct_store(NULL, attr, "101", 3));
-	KUNIT_EXPECT_EQ(test, -EINVAL, underused_zero_pct_store(NULL, attr, "-1", 2));
-	KUNIT_EXPECT_EQ(test, -EINVAL, underused_zero_pct_store(NULL, attr, "9x", 2));
-	KUNIT_EXPECT_EQ(test, 3, underused_zero_pct_show(NULL, attr, buf));
+	KUNIT_EXPECT_EQ(test, 3, thp_scan_uint_store(NULL, attr, "75\n", 3));
+	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "101", 3));
+	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "-1", 2));
+	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "9x", 2));
+	KUNIT_EXPECT_EQ(test, 3, thp_scan_uint_show(NULL, attr, buf));
 	KUNIT_EXPECT_STREQ(test, "75\n", buf);
-	KUNIT_EXPECT_EQ(test, 3, underused_zero_pct_store(NULL, attr, "100", 3));
+	KUNIT_EXPECT_EQ(test, 3, thp_scan_uint_store(NULL, attr, "100", 3));
 	KUNIT_EXPECT_EQ(test, 100u, READ_ONCE(thp_scan_underused_zero_pct));
 
 	WRITE_ONCE(thp_scan_underused_zero_pct, saved);
+}
+
+/* A zero scan that only counts its calls and says what it is told. */
+static unsigned int thp_scan_test_zero_calls;
+static bool thp_scan_test_zero_answer;
+
+static bool thp_scan_test_zero_fake(struct folio *folio, unsigned int max_zero,
+				    unsigned int *scanned, unsigned int *nr_zero)
+{
+	thp_scan_test_zero_calls++;
+	*scanned = max_zero + 1;
+	*nr_zero = thp_scan_test_zero_answer ? max_zero + 1 : 0;
+	return thp_scan_test_zero_answer;
+}
+
+/*
+ * The decision: unmapped folios are left alone, partially mapped ones
+ * split without a zero scan, and the zero scan (only when judging is
+ * allowed) decides the rest.
+ */
+static void thp_scan_test_decide(struct kunit *test)
+{
+	static const struct {
+		struct thp_scan_facts f;
+		bool zero_answer;
+		enum thp_scan_decision want;
+		unsigned int calls;
+	} cases[] = {
+		{ { false, false, true, 460 }, true, THP_SCAN_KEEP_UNMAPPED, 0 },
+		{ { false, true, true, 460 }, true, THP_SCAN_KEEP_UNMAPPED, 0 },
+		{ { true, true, true, 460 }, false, THP_SCAN_SPLIT_PARTIAL, 0 },
+		{ { true, true, false, 460 }, false, THP_SCAN_SPLIT_PARTIAL, 0 },
+		{ { true, false, false, 460 }, true, THP_SCAN_KEEP_SKIPPED, 0 },
+		{ { true, false, true, 460 }, true, THP_SCAN_SPLIT_UNDERUSED, 1 },
+		{ { true, false, true, 460 }, false, THP_SCAN_KEEP_USED, 1 },
+	};
+	unsigned int i, scanned, zero;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		thp_scan_test_zero_calls = 0;
+		thp_scan_test_zero_answer = cases[i].zero_answer;
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].want,
+				    thp_scan_decide(&cases[i].f, NULL,
+						    thp_scan_test_zero_fake,
+						    &scanned, &zero),
+				    "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].calls,
+				    thp_scan_test_zero_calls, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].calls * 461, scanned,
+				    "case %u", i);
+	}
+}
+
+/* A private queue for the tests below, with folios that are not mapped. */
+static struct deferred_split *thp_scan_test_queue(struct kunit *test)
+{
+	struct deferred_split *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	spin_lock_init(&q->split_queue_lock);
+	INIT_LIST_HEAD(&q->split_queue);
+	thp_scan_init_queue(q);
+	return q;
+}
+
+/* Queue a new folio of @order, stamped @age jiffies ago. */
+static struct folio *thp_scan_test_add(struct kunit *test,
+				       struct deferred_split *q,
+				       unsigned int order, bool partial,
+				       unsigned long age)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_NOWARN, order);
+	unsigned long flags;
+
+	if (!folio)
+		return NULL;
+	if (partial)
+		folio_set_partially_mapped(folio);
+	spin_lock_irqsave(&q->split_queue_lock, flags);
+	thp_scan_enqueue(q, folio);
+	q->split_queue_len++;
+	folio->_thp_scan_stamp = jiffies - age;
+	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	return folio;
+}
+
+/* Empty @q and free what was on it and what thp_scan_next() gave out. */
+static void thp_scan_test_drain(struct deferred_split *q, struct folio **taken,
+				unsigned int nr_taken)
+{
+	struct thp_scan_round r = { .budget = LONG_MAX, .nr_folios = ULONG_MAX };
+	struct folio *folio;
+	unsigned int i;
+
+	for (i = 0; i < nr_taken; i++)
+		folio_put(taken[i]);
+	while ((folio = thp_scan_next(q, &r))) {
+		folio_clear_partially_mapped(folio);
+		folio_put(folio);
+		folio_put(folio);
+	}
+}
+
+/*
+ * Priority and LRU order: partially mapped folios first, then the orders
+ * from the largest down, each oldest first; every folio comes off the
+ * queue with a reference.
+ */
+static void thp_scan_test_queue_order(struct kunit *test)
+{
+	static const struct {
+		unsigned int order;
+		bool partial;
+		unsigned long age;
+	} add[] = {
+		{ 2, false, 500 }, { 4, false, 400 }, { 6, false, 300 },
+		{ 4, false, 300 }, { 4, true, 200 }, { 2, false, 100 },
+	};
+	/* The indexes into add[] in the order the scanner must take them. */
+	static const unsigned int want[] = { 4, 2, 1, 3, 0, 5 };
+	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_round r = {
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 50,
+	};
+	struct folio *folios[ARRAY_SIZE(add)], *taken[ARRAY_SIZE(add)];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(add); i++) {
+		folios[i] = thp_scan_test_add(test, q, add[i].order,
+					      add[i].partial, add[i].age);
+		if (!folios[i]) {
+			thp_scan_test_drain(q, taken, 0);
+			kunit_skip(test, "folio allocation failed");
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), q->split_queue_len);
+
+	while (n < ARRAY_SIZE(add) && (taken[n] = thp_scan_next(q, &r)))
+		n++;
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), n);
+	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[want[i]], taken[i],
+					"position %u", i);
+		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(taken[i]));
+		KUNIT_EXPECT_TRUE(test, list_empty(&taken[i]->_deferred_list));
+	}
+	KUNIT_EXPECT_EQ(test, 0, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), r.taken);
+	folio_clear_partially_mapped(folios[4]);
+	thp_scan_test_drain(q, taken, n);
+}
+
+/*
+ * A folio younger than the minimum age stays, and the round learns when
+ * it will be due; once old enough it is taken.
+ */
+static void thp_scan_test_queue_age(struct kunit *test)
+{
+	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_round r = {
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 100 * HZ,
+	};
+	struct folio *folio, *taken;
+
+	folio = thp_scan_test_add(test, q, 4, false, 0);
+	if (!folio)
+		kunit_skip(test, "folio allocation failed");
+
+	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_TRUE(test, r.have_next_due);
+	KUNIT_EXPECT_EQ(test, folio->_thp_scan_stamp + 100 * HZ, r.next_due);
+	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+
+	folio->_thp_scan_stamp = jiffies - 100 * HZ;
+	r.order = 0;
+	taken = thp_scan_next(q, &r);
+	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
+	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
+}
+
+/*
+ * A partially mapped folio is taken at once, but not in the jiffy it was
+ * put back in (after a failed split): it cannot use up a round.
+ */
+static void thp_scan_test_queue_partial_retry(struct kunit *test)
+{
+	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_round r = {
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 100 * HZ,
+	};
+	struct folio *folio, *taken;
+
+	folio = thp_scan_test_add(test, q, 4, true, 0);
+	if (!folio)
+		kunit_skip(test, "folio allocation failed");
+	/* As if requeued in this jiffy (and a second more, so as not to race it). */
+	folio->_thp_scan_stamp = jiffies + HZ;
+	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_FALSE(test, list_empty(&folio->_deferred_list));
+
+	folio->_thp_scan_stamp = jiffies - 1;
+	r.order = 0;
+	taken = thp_scan_next(q, &r);
+	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
+	folio_clear_partially_mapped(folio);
+	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
+}
+
+/*
+ * Larger orders get more of a round: up to two thirds of what is left
+ * while smaller orders wait, the smallest queued order the rest.
+ */
+static void thp_scan_test_queue_share(struct kunit *test)
+{
+	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_round r = {
+		.budget = 120, .nr_folios = ULONG_MAX, .min_age = 1,
+	};
+	struct folio *taken[24], *folio;
+	unsigned int i, n = 0, nr[THP_SCAN_MAX_ORDER + 1] = { };
+
+	for (i = 0; i < 24; i++) {
+		if (!thp_scan_test_add(test, q, i % 2 ? 4 : 2, false, HZ)) {
+			thp_scan_test_drain(q, taken, 0);
+			kunit_skip(test, "folio allocation failed");
+		}
+	}
+	while (n < ARRAY_SIZE(taken) && (folio = thp_scan_next(q, &r))) {
+		taken[n++] = folio;
+		nr[folio_order(folio)]++;
+		r.budget -= 10;		/* what thp_scan_folio() would charge */
+	}
+	KUNIT_EXPECT_EQ(test, 8u, nr[4]);
+	KUNIT_EXPECT_EQ(test, 4u, nr[2]);
+	KUNIT_EXPECT_EQ(test, 12u, n);
+	KUNIT_EXPECT_EQ(test, 12, q->split_queue_len);
+	thp_scan_test_drain(q, taken, n);
+}
+
+/* The unsigned knobs take their range and nothing else. */
+static void thp_scan_test_uint_knobs(struct kunit *test)
+{
+	static struct thp_scan_uint_attr * const knobs[] = {
+		&pages_to_scan_attr, &scan_sleep_millisecs_attr,
+		&min_age_millisecs_attr,
+	};
+	unsigned int i;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		struct kobj_attribute *attr = &knobs[i]->attr;
+		unsigned int saved = READ_ONCE(*knobs[i]->val);
+		char val[16];
+		int len;
+
+		len = snprintf(val, sizeof(val), "%u\n", knobs[i]->max);
+		KUNIT_EXPECT_EQ(test, len, thp_scan_uint_store(NULL, attr, val, len));
+		KUNIT_EXPECT_EQ(test, knobs[i]->max, READ_ONCE(*knobs[i]->val));
+		len = snprintf(val, sizeof(val), "%u", knobs[i]->max + 1);
+		KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, val, len));
+		if (knobs[i]->min) {
+			len = snprintf(val, sizeof(val), "%u", knobs[i]->min - 1);
+			KUNIT_EXPECT_EQ(test, -EINVAL,
+					thp_scan_uint_store(NULL, attr, val, len));
+		}
+		KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "-1", 2));
+		KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "1k", 2));
+		KUNIT_EXPECT_EQ(test, knobs[i]->max, READ_ONCE(*knobs[i]->val));
+		len = snprintf(val, sizeof(val), "%u\n", knobs[i]->max);
+		KUNIT_EXPECT_EQ(test, len, thp_scan_uint_show(NULL, attr, buf));
+		KUNIT_EXPECT_STREQ(test, val, buf);
+		WRITE_ONCE(*knobs[i]->val, saved);
+	}
 }
 
 static struct kunit_case thp_scan_test_cases[] = {
@@ -192,6 +468,12 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_max_zero),
 	KUNIT_CASE(thp_scan_test_zero_scan),
 	KUNIT_CASE(thp_scan_test_underused_zero_pct_store),
+	KUNIT_CASE(thp_scan_test_decide),
+	KUNIT_CASE(thp_scan_test_queue_order),
+	KUNIT_CASE(thp_scan_test_queue_age),
+	KUNIT_CASE(thp_scan_test_queue_partial_retry),
+	KUNIT_CASE(thp_scan_test_queue_share),
+	KUNIT_CASE(thp_scan_test_uint_knobs),
 	{},
 };
 

@@ -11,7 +11,9 @@
 #define THP_SCAN_DECISIONS						\
 	EM(THP_SCAN_KEEP_USED,		"keep_used")			\
 	EM(THP_SCAN_SPLIT_UNDERUSED,	"split_underused")		\
-	EMe(THP_SCAN_SPLIT_PARTIAL,	"split_partially_mapped")
+	EM(THP_SCAN_SPLIT_PARTIAL,	"split_partially_mapped")	\
+	EM(THP_SCAN_KEEP_UNMAPPED,	"keep_unmapped")		\
+	EMe(THP_SCAN_KEEP_SKIPPED,	"keep_not_judged")
 
 #undef EM
 #undef EMe

@@ -1,5 +1,6 @@
-# Run in the guest by `make demo` (busybox sh): the thp_scan knobs, then a
-# sparse THP workload.
+# Run in the guest by `make demo` (busybox sh): the thp_scan knobs, then
+# kthpscand at work on a sparse THP workload, with its default knobs and
+# no memory pressure.
 T=/sys/kernel/mm/transparent_hugepage
 echo "== kernel: $(uname -r) $(uname -m), $(grep MemTotal /proc/meminfo)"
 echo "== THP policy: enabled: $(cat $T/enabled)"
@@ -8,11 +9,24 @@ for f in $T/thp_scan/*; do echo "   $(basename $f) = $(cat $f)"; done
 echo "== writing a bad value is refused and changes nothing:"
 echo 2 > $T/thp_scan/enabled || echo "   (echo 2 > enabled refused)"
 echo "   enabled = $(cat $T/thp_scan/enabled)"
-echo "== a sparse workload: 64 MiB, 4 KiB written per 2 MiB"
-/tests/thp_sparse 64 4
+echo "== kthpscand: $(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = kthpscand ] && echo "pid ${p#/proc/}, state $(cut -d' ' -f3 $p/stat)"; done)"
+echo 1 > /sys/kernel/tracing/events/thp_scan/enable
+echo "== a sparse workload: 256 MiB (128 PMD THPs), 4 KiB written per 2 MiB,"
+echo "   then 30 s idle: kthpscand splits the THPs, the zero pages are freed"
+/tests/thp_sparse 256 4 30
+echo "== the first traced decisions and splits:"
+grep -m 4 -E 'thp_scan_(decision|split):' /sys/kernel/tracing/trace | sed 's/^ */   /'
+echo 0 > /sys/kernel/tracing/events/thp_scan/enable
+echo "== the same with thp_scan off (what stock 6.12 does without pressure):"
+echo 0 > $T/thp_scan/enabled
+/tests/thp_sparse 256 4 30
+echo 1 > $T/thp_scan/enabled
 echo "== the same with THP off (enabled=never):"
 echo never > $T/enabled
-/tests/thp_sparse 64 4
+/tests/thp_sparse 256 4
 echo always > $T/enabled
+echo "== kthpscand CPU time: $(cat $T/thp_scan/cpu_time_ms) ms"
 echo "== /proc/vmstat:"
-grep -E '^thp_(fault_alloc|split_page|deferred_split_page|underused_split_page) ' /proc/vmstat | sed 's/^/   /'
+grep -E '^thp_(fault_alloc|split_page|deferred_split_page|underused_split_page|scan_(queued|scanned|pages_scanned|split_[a-z]+|rounds)) ' /proc/vmstat | sed 's/^/   /'
+echo "== $T/hugepages-2048kB/stats/thp_scan_*:"
+for f in $T/hugepages-2048kB/stats/thp_scan_*; do echo "   $(basename $f) = $(cat $f)"; done

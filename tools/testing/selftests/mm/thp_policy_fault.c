@@ -21,50 +21,12 @@
 #include "../kselftest_harness.h"
 #include "vm_util.h"
 #include "thp_settings.h"
+#include "thp_scan_util.h"
 
 #define THP	"/sys/kernel/mm/transparent_hugepage/"
 #define AUTO	THP "auto/"
 #define TRACE	"/sys/kernel/tracing/"
 #define MTHP_KB	64
-
-/* Write @val to @path in one write(); 0 or -errno. */
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		err = errno ? -errno : -EIO;
-	close(fd);
-	return err;
-}
-
-/* Empty the trace buffer: only an open with O_TRUNC does that. */
-static int clear_trace(void)
-{
-	int fd = open(TRACE "trace", O_WRONLY | O_TRUNC);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-static int get(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
 
 static unsigned long meminfo_kb(const char *key)
 {

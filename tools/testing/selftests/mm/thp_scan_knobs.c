@@ -149,4 +149,82 @@ TEST_F(thp_scan_knob, underused_zero_pct)
 	EXPECT_EQ(0, knob_write("underused_zero_pct", saved));
 }
 
+/* The scanner's unsigned knobs: each its range, as documented. */
+FIXTURE(uint_knob) {
+	char saved[64];
+};
+
+FIXTURE_VARIANT(uint_knob) {
+	const char *name;
+	const char *min, *max, *below, *above, *dflt;
+};
+
+FIXTURE_VARIANT_ADD(uint_knob, pages_to_scan) {
+	.name = "pages_to_scan", .min = "1", .max = "16777216",
+	.below = "0", .above = "16777217", .dflt = "8192",
+};
+
+FIXTURE_VARIANT_ADD(uint_knob, scan_sleep_millisecs) {
+	.name = "scan_sleep_millisecs", .min = "0", .max = "86400000",
+	.above = "86400001", .dflt = "1000",
+};
+
+FIXTURE_VARIANT_ADD(uint_knob, min_age_millisecs) {
+	.name = "min_age_millisecs", .min = "0", .max = "86400000",
+	.above = "86400001", .dflt = "10000",
+};
+
+FIXTURE_SETUP(uint_knob)
+{
+	if (access(THP_SCAN_DIR "min_age_millisecs", F_OK))
+		SKIP(return, "no thp_scan scanner knobs");
+}
+
+FIXTURE_TEARDOWN(uint_knob)
+{
+	if (self->saved[0])
+		EXPECT_EQ(0, knob_write(variant->name, self->saved));
+}
+
+TEST_F(uint_knob, range)
+{
+	static const char * const bad[] = { "-1", "x", "\n", "1k", "0x10", "1 1", "4294967296" };
+	char *saved = self->saved, buf[64], want[32];
+	unsigned int i;
+
+	ASSERT_EQ(0, knob_read(variant->name, saved, sizeof(self->saved)));
+	snprintf(want, sizeof(want), "%s\n", variant->dflt);
+	EXPECT_STREQ(want, saved) TH_LOG("the default");
+	ASSERT_EQ(0, knob_write(variant->name, variant->min));
+	ASSERT_EQ(0, knob_read(variant->name, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "%s\n", variant->min);
+	EXPECT_STREQ(want, buf);
+	ASSERT_EQ(0, knob_write(variant->name, variant->max));
+	ASSERT_EQ(0, knob_read(variant->name, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "%s\n", variant->max);
+	EXPECT_STREQ(want, buf);
+	if (variant->below)
+		EXPECT_EQ(-EINVAL, knob_write(variant->name, variant->below));
+	EXPECT_EQ(-EINVAL, knob_write(variant->name, variant->above));
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, knob_write(variant->name, bad[i]))
+			TH_LOG("writing \"%s\"", bad[i]);
+	ASSERT_EQ(0, knob_read(variant->name, buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf) TH_LOG("after the bad writes");
+}
+
+/* cpu_time_ms is read-only, a number. */
+TEST_F(thp_scan_knob, cpu_time_ms)
+{
+	struct stat st;
+	char buf[64], *end;
+
+	ASSERT_EQ(0, stat(THP_SCAN_DIR "cpu_time_ms", &st));
+	EXPECT_EQ(0444, st.st_mode & 07777);
+	ASSERT_EQ(0, knob_read("cpu_time_ms", buf, sizeof(buf)));
+	strtoul(buf, &end, 10);
+	EXPECT_STREQ("\n", end);
+	EXPECT_EQ(-EACCES, knob_write("cpu_time_ms", "0"));
+}
+
 TEST_HARNESS_MAIN

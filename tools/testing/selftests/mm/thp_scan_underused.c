@@ -23,6 +23,7 @@
 #include "../kselftest_harness.h"
 #include "vm_util.h"
 #include "thp_settings.h"
+#include "thp_scan_util.h"
 
 #define THP_SCAN "/sys/kernel/mm/transparent_hugepage/thp_scan/"
 #define CG "/sys/fs/cgroup/"
@@ -30,44 +31,6 @@
 #define TRACE "/sys/kernel/tracing/"
 #define NR_THP 32
 #define DENSE (32UL << 20)
-
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* Empty the trace buffer: only an open with O_TRUNC does that. */
-static int clear_trace(void)
-{
-	int fd = open(TRACE "trace", O_WRONLY | O_TRUNC);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-/* The value of @key in a "key value" file such as memory.events. */
-static long keyed(const char *path, const char *key)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ' ')
-			v = strtol(line + strlen(key) + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
 
 FIXTURE(underused) {
 	char saved_enabled[8];

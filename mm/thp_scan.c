@@ -173,7 +173,7 @@ static bool thp_scan_stock_underused(struct folio *folio, unsigned int max_zero,
 {
 	*scanned = 0;
 	*nr_zero = 0;
-	return thp_underused(folio);
+	return folio_test_pmd_mappable(folio) && thp_underused(folio);
 }
 
 /*
@@ -277,7 +277,8 @@ void thp_scan_queued(void)
 {
 	/* Pairs with the smp_mb() in thp_scan_sleep(). */
 	smp_mb();
-	if (unlikely(READ_ONCE(thp_scan_idle)) && !READ_ONCE(thp_scan_kicked))
+	if (unlikely(READ_ONCE(thp_scan_idle)) && !READ_ONCE(thp_scan_kicked) &&
+	    thp_scan_is_enabled())
 		thp_scan_wake();
 }
 
@@ -312,18 +313,25 @@ struct thp_scan_round {
 
 /*
  * Take the head of @head off @q if it is at least @min_age jiffies old,
- * with a reference; NULL when the list is empty or its head too young.  A
- * folio on its way to be freed (no reference to be had) is unlinked and
- * passed over.
+ * with a reference and its lock; NULL when the list is empty or its head
+ * too young.  A folio on its way to be freed (no reference to be had) is
+ * unlinked and passed over; one whose lock is taken is left at the tail.
+ *
+ * Holding the folio lock until the folio is back on its queue keeps out
+ * what changes its queue without the queue lock: migration (which decides
+ * whether to queue the new folio from whether the old one is listed) and
+ * a memcg v1 charge move.
  */
 static struct folio *thp_scan_take(struct deferred_split *q,
 				   struct list_head *head,
 				   unsigned long min_age,
 				   struct thp_scan_round *r)
 {
-	struct folio *folio;
+	struct folio *folio, *busy;
 	unsigned long flags;
 
+again:
+	busy = NULL;
 	spin_lock_irqsave(&q->split_queue_lock, flags);
 	while ((folio = list_first_entry_or_null(head, struct folio,
 						 _deferred_list))) {
@@ -339,18 +347,36 @@ static struct folio *thp_scan_take(struct deferred_split *q,
 				break;
 			}
 		}
-		list_del_init(&folio->_deferred_list);
-		q->split_queue_len--;
-		if (folio_try_get(folio))
-			break;
-		/* Lost the race with folio_put(), as in deferred_split_scan(). */
-		if (folio_test_partially_mapped(folio)) {
-			folio_clear_partially_mapped(folio);
-			mod_mthp_stat(folio_order(folio),
-				      MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+		if (!folio_try_get(folio)) {
+			/* Lost the race with folio_put(), as in 6.12. */
+			list_del_init(&folio->_deferred_list);
+			q->split_queue_len--;
+			if (folio_test_partially_mapped(folio)) {
+				folio_clear_partially_mapped(folio);
+				mod_mthp_stat(folio_order(folio),
+					      MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+			}
+			continue;
 		}
+		if (folio_trylock(folio)) {
+			list_del_init(&folio->_deferred_list);
+			q->split_queue_len--;
+			break;
+		}
+		/* Busy: to the tail, not to be taken again in this jiffy. */
+		folio->_thp_scan_stamp = jiffies;
+		list_move_tail(&folio->_deferred_list, head);
+		busy = folio;
+		folio = NULL;
+		break;
 	}
 	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	if (busy) {
+		/* Not under the queue lock: this may be the last reference. */
+		folio_put(busy);
+		if (--r->budget > 0)
+			goto again;
+	}
 	if (folio)
 		r->taken++;
 	return folio;
@@ -414,8 +440,9 @@ static void thp_scan_count(unsigned int order, enum vm_event_item event,
 }
 
 /*
- * Decide on @folio, which thp_scan_take() gave us, split it if so decided,
- * put it back on its queue if it is kept, and drop the reference.
+ * Decide on @folio, which thp_scan_take() gave us locked, split it if so
+ * decided, put it back on its queue if it is kept, and unlock it and drop
+ * the reference.
  */
 static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 {
@@ -444,10 +471,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 	r->nr_folios--;
 
 	if (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) {
-		if (folio_trylock(folio)) {
-			ret = split_folio(folio);
-			folio_unlock(folio);
-		}
+		ret = split_folio(folio);
 		trace_thp_scan_split(pfn, order, d, ret);
 		if (!ret) {
 			r->split++;
@@ -464,9 +488,14 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
 		}
 	}
-	/* Kept, or the split failed: back to the tail of its list. */
+	/*
+	 * Kept, or the split failed: back to the tail of its list, which
+	 * thp_scan_enqueue() picks from the partially mapped flag under the
+	 * queue lock (rmap may set it meanwhile).
+	 */
 	if (ret)
-		deferred_split_folio(folio, folio_test_partially_mapped(folio));
+		deferred_split_folio(folio, false);
+	folio_unlock(folio);
 	folio_put(folio);
 }
 
@@ -566,8 +595,10 @@ static bool thp_scan_any_queued(void)
 		any = q->split_queue_len != 0;
 		spin_unlock_irqrestore(&q->split_queue_lock, flags);
 #endif
-		if (any)
+		if (any) {
 			mem_cgroup_iter_break(NULL, memcg);
+			break;
+		}
 	}
 	return any;
 }
@@ -589,10 +620,12 @@ static void thp_scan_sleep(bool busy, unsigned long next_due, bool have_next_due
 				     kthread_should_stop());
 	} else {
 		/* Folios queued now need no wake-up: they are not due yet. */
+		unsigned long now = jiffies;
+
 		WRITE_ONCE(thp_scan_idle, false);
 		if (!busy && have_next_due &&
-		    time_after(next_due, jiffies + timeout))
-			timeout = next_due - jiffies;
+		    time_after(next_due, now + timeout))
+			timeout = next_due - now;
 		wait_event_freezable_timeout(thp_scan_wait,
 					     READ_ONCE(thp_scan_kicked) ||
 					     kthread_should_stop(), timeout);
@@ -610,6 +643,8 @@ static int thp_scan_kthread(void *unused)
 		unsigned long next_due = 0;
 		bool have_next_due = false, busy = false;
 
+		/* Busy rounds with scan_sleep_millisecs at 0 never sleep. */
+		try_to_freeze();
 		if (thp_scan_is_enabled()) {
 			busy = thp_scan_round(&next_due, &have_next_due);
 			count_vm_event(THP_SCAN_ROUNDS);

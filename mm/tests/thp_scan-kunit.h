@@ -268,7 +268,10 @@ static struct folio *thp_scan_test_add(struct kunit *test,
 	return folio;
 }
 
-/* Empty @q and free what was on it and what thp_scan_next() gave out. */
+/*
+ * Empty @q and free what was on it and what thp_scan_next() gave out
+ * (locked, with a reference).
+ */
 static void thp_scan_test_drain(struct deferred_split *q, struct folio **taken,
 				unsigned int nr_taken)
 {
@@ -276,10 +279,13 @@ static void thp_scan_test_drain(struct deferred_split *q, struct folio **taken,
 	struct folio *folio;
 	unsigned int i;
 
-	for (i = 0; i < nr_taken; i++)
+	for (i = 0; i < nr_taken; i++) {
+		folio_unlock(taken[i]);
 		folio_put(taken[i]);
+	}
 	while ((folio = thp_scan_next(q, &r))) {
 		folio_clear_partially_mapped(folio);
+		folio_unlock(folio);
 		folio_put(folio);
 		folio_put(folio);
 	}
@@ -327,6 +333,7 @@ static void thp_scan_test_queue_order(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[want[i]], taken[i],
 					"position %u", i);
 		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(taken[i]));
+		KUNIT_EXPECT_TRUE(test, folio_test_locked(taken[i]));
 		KUNIT_EXPECT_TRUE(test, list_empty(&taken[i]->_deferred_list));
 	}
 	KUNIT_EXPECT_EQ(test, 0, q->split_queue_len);
@@ -388,6 +395,36 @@ static void thp_scan_test_queue_partial_retry(struct kunit *test)
 	taken = thp_scan_next(q, &r);
 	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
 	folio_clear_partially_mapped(folio);
+	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
+}
+
+/*
+ * A folio whose lock someone else holds stays queued, goes to the tail
+ * and is not taken in this jiffy; the next one is.
+ */
+static void thp_scan_test_queue_busy(struct kunit *test)
+{
+	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_round r = {
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 1,
+	};
+	struct folio *a, *b, *taken;
+
+	a = thp_scan_test_add(test, q, 4, false, 200);
+	b = thp_scan_test_add(test, q, 4, false, 100);
+	if (!a || !b) {
+		thp_scan_test_drain(q, NULL, 0);
+		kunit_skip(test, "folio allocation failed");
+	}
+	KUNIT_ASSERT_TRUE(test, folio_trylock(a));
+	taken = thp_scan_next(q, &r);
+	KUNIT_EXPECT_PTR_EQ(test, b, taken);
+	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_FALSE(test, list_empty(&a->_deferred_list));
+	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(a));
+	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+	folio_unlock(a);
+	a->_thp_scan_stamp = jiffies - 100;
 	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
 }
 
@@ -472,6 +509,7 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_queue_order),
 	KUNIT_CASE(thp_scan_test_queue_age),
 	KUNIT_CASE(thp_scan_test_queue_partial_retry),
+	KUNIT_CASE(thp_scan_test_queue_busy),
 	KUNIT_CASE(thp_scan_test_queue_share),
 	KUNIT_CASE(thp_scan_test_uint_knobs),
 	{},

@@ -463,6 +463,7 @@ TEST_F_TIMEOUT(split, partially_mapped, 300)
 	const size_t nr = 8, per = self->pmd / self->psz;
 	long split0 = size_stat(self->pmd_kb, "thp_scan_split_partial");
 	long vm0 = keyed("/proc/vmstat", "thp_scan_split_partial");
+	long pm0 = size_stat(self->pmd_kb, "nr_anon_partially_mapped");
 	long mem_full, mem_after, bad;
 	struct trace_count c;
 	char *p = map_aligned(nr * self->pmd, self->pmd);
@@ -477,10 +478,14 @@ TEST_F_TIMEOUT(split, partially_mapped, 300)
 		ASSERT_EQ(0, munmap(p + i * self->pmd + self->pmd / 2, self->pmd / 2));
 	mem_full = get_long(CG_T "memory.current");
 	EXPECT_GE(mem_full, (long)(nr * self->pmd));
+	/* Counted as partially mapped until split (if not split already). */
+	EXPECT_LE(size_stat(self->pmd_kb, "nr_anon_partially_mapped") - pm0, (long)nr);
 	t = wait_stat(self->pmd_kb, "thp_scan_split_partial", split0, nr);
 	EXPECT_EQ(nr, size_stat(self->pmd_kb, "thp_scan_split_partial") - split0)
 		TH_LOG("after %d s", t);
 	EXPECT_GE(keyed("/proc/vmstat", "thp_scan_split_partial") - vm0, (long)nr);
+	/* Split off its queue, each THP stops being counted. */
+	EXPECT_EQ(pm0, size_stat(self->pmd_kb, "nr_anon_partially_mapped"));
 	mem_after = get_long(CG_T "memory.current");
 	EXPECT_LE(mem_after, mem_full - (long)(nr * self->pmd / 2))
 		TH_LOG("memory.current %ld -> %ld", mem_full, mem_after);

@@ -372,6 +372,9 @@ again:
 	}
 	spin_unlock_irqrestore(&q->split_queue_lock, flags);
 	if (busy) {
+		trace_thp_scan_decision(folio_pfn(busy), folio_order(busy), 0, 0,
+					thp_scan_mapped(busy),
+					THP_SCAN_KEEP_LOCKED);
 		/* Not under the queue lock: this may be the last reference. */
 		folio_put(busy);
 		if (--r->budget > 0)
@@ -670,6 +673,24 @@ void __init thp_scan_init(void)
 		return;
 	}
 	thp_scan_thread = t;
+}
+
+/**
+ * thp_scan_max_ptes_none - the most none or zero PTEs of a PMD THP to make
+ *
+ * khugepaged collapses no range with more none or zero PTEs than this
+ * (nor than its own max_ptes_none): thp_scan would split the result as
+ * underused, and khugepaged collapse it again.
+ *
+ * Return: the underused limit of a PMD THP while thp_scan splits underused
+ * THPs, UINT_MAX otherwise.
+ */
+unsigned int thp_scan_max_ptes_none(void)
+{
+	if (!thp_scan_is_enabled() || !thp_split_underused())
+		return UINT_MAX;
+	return thp_scan_max_zero(HPAGE_PMD_NR,
+				 READ_ONCE(thp_scan_underused_zero_pct));
 }
 
 /**

@@ -7,6 +7,7 @@
 #define _LINUX_THP_SCAN_H
 
 #include <linux/init.h>
+#include <linux/limits.h>
 
 struct deferred_split;
 struct folio;
@@ -19,6 +20,7 @@ enum thp_scan_decision {
 	THP_SCAN_SPLIT_PARTIAL,		/* partially mapped: split */
 	THP_SCAN_KEEP_UNMAPPED,		/* not mapped: left to be freed */
 	THP_SCAN_KEEP_SKIPPED,		/* not judged: see thp_scan_folio() */
+	THP_SCAN_KEEP_LOCKED,		/* locked by someone else: later */
 };
 
 /* The orders thp_scan queues: _deferred_list needs a third page. */
@@ -38,6 +40,7 @@ void thp_scan_queued(void);
 void thp_scan_add_folio(struct folio *folio);
 unsigned long thp_scan_shrink(struct deferred_split *q,
 			      unsigned long nr_to_scan);
+unsigned int thp_scan_max_ptes_none(void);
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 {
@@ -71,6 +74,11 @@ static inline void thp_scan_queued(void)
 
 static inline void thp_scan_add_folio(struct folio *folio)
 {
+}
+
+static inline unsigned int thp_scan_max_ptes_none(void)
+{
+	return UINT_MAX;
 }
 #endif /* CONFIG_THP_SCAN */
 

@@ -13,7 +13,8 @@
 	EM(THP_SCAN_SPLIT_UNDERUSED,	"split_underused")		\
 	EM(THP_SCAN_SPLIT_PARTIAL,	"split_partially_mapped")	\
 	EM(THP_SCAN_KEEP_UNMAPPED,	"keep_unmapped")		\
-	EMe(THP_SCAN_KEEP_SKIPPED,	"keep_not_judged")
+	EM(THP_SCAN_KEEP_SKIPPED,	"keep_not_judged")		\
+	EMe(THP_SCAN_KEEP_LOCKED,	"keep_locked")
 
 #undef EM
 #undef EMe

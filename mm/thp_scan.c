@@ -18,11 +18,14 @@
 #define pr_fmt(fmt) "thp_scan: " fmt
 
 #include <linux/freezer.h>
+#include <linux/highmem.h>
 #include <linux/kernel.h>
+#include <linux/khugepaged.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/page-flags.h>
 #include <linux/sched/cputime.h>
 #include <linux/sysfs.h>
 #include <linux/thp_scan.h>
@@ -60,6 +63,16 @@ static unsigned int thp_scan_sleep_millisecs __read_mostly = 1000;
  * how often a kept one is rescanned.  The shrinker does not wait.
  */
 static unsigned int thp_scan_min_age_millisecs __read_mostly = 10000;
+
+/*
+ * The most new memory a khugepaged collapse may add to a range, in percent
+ * of the THP it makes: none PTEs, zero-page PTEs and zero-filled pages
+ * count as new.  Kept well below underused_zero_pct, the line at which
+ * thp_scan splits, so that a range is not traded back and forth between
+ * the two: 12 is about max_ptes_none=64 for a PMD THP, which kept a redis
+ * that had freed most of its memory at the footprint of "never".
+ */
+static unsigned int thp_scan_collapse_max_new_pct __read_mostly = 12;
 
 /* Bounds of the knobs above, checked on every write. */
 #define THP_SCAN_PAGES_MAX	BIT(24)
@@ -675,22 +688,127 @@ void __init thp_scan_init(void)
 	thp_scan_thread = t;
 }
 
-/**
- * thp_scan_max_ptes_none - the most none or zero PTEs of a PMD THP to make
+/* Which knob sets the collapse limit (collapse_max_ptes_none in sysfs). */
+enum thp_scan_collapse_src {
+	THP_SCAN_COLLAPSE_MAX_PTES_NONE,	/* khugepaged/max_ptes_none */
+	THP_SCAN_COLLAPSE_MAX_NEW_PCT,		/* thp_scan/collapse_max_new_pct */
+	THP_SCAN_COLLAPSE_UNDERUSED,		/* thp_scan/underused_zero_pct */
+};
+
+static const char * const thp_scan_collapse_src_names[] = {
+	[THP_SCAN_COLLAPSE_MAX_PTES_NONE]	= "max_ptes_none",
+	[THP_SCAN_COLLAPSE_MAX_NEW_PCT]		= "collapse_max_new_pct",
+	[THP_SCAN_COLLAPSE_UNDERUSED]		= "underused_zero_pct",
+};
+
+/* The knobs the collapse limit is derived from. */
+struct thp_scan_collapse_knobs {
+	bool enabled;			/* thp_scan/enabled */
+	bool split_underused;		/* shrink_underused */
+	unsigned int max_ptes_none;	/* khugepaged/max_ptes_none */
+	unsigned int max_new_pct;	/* thp_scan/collapse_max_new_pct */
+	unsigned int underused_zero_pct; /* thp_scan/underused_zero_pct */
+};
+
+/*
+ * The most new pages khugepaged may add to a range of @nr pages when it
+ * collapses it, from the knobs in @k; *@src says which knob sets it.
  *
- * khugepaged collapses no range with more none or zero PTEs than this
- * (nor than its own max_ptes_none): thp_scan would split the result as
- * underused, and khugepaged collapse it again.
- *
- * Return: the underused limit of a PMD THP while thp_scan splits underused
- * THPs, UINT_MAX otherwise.
+ * With thp_scan off it is max_ptes_none, as in 6.12.  With thp_scan on it
+ * is the smallest of max_ptes_none (an admin who asks for less gets less),
+ * collapse_max_new_pct of @nr, and, while thp_scan splits underused THPs,
+ * the most zero-filled subpages a THP may have and not be split: a THP
+ * khugepaged makes is never one that thp_scan would split at once.  On a
+ * tie the knob named first wins.
  */
-unsigned int thp_scan_max_ptes_none(void)
+static unsigned int thp_scan_collapse_limit(const struct thp_scan_collapse_knobs *k,
+					    unsigned int nr,
+					    enum thp_scan_collapse_src *src)
 {
-	if (!thp_scan_is_enabled() || !thp_split_underused())
-		return UINT_MAX;
-	return thp_scan_max_zero(HPAGE_PMD_NR,
-				 READ_ONCE(thp_scan_underused_zero_pct));
+	unsigned int limit = k->max_ptes_none, v;
+
+	*src = THP_SCAN_COLLAPSE_MAX_PTES_NONE;
+	if (!k->enabled)
+		return limit;
+	v = mult_frac(nr, k->max_new_pct, 100);
+	if (v < limit) {
+		limit = v;
+		*src = THP_SCAN_COLLAPSE_MAX_NEW_PCT;
+	}
+	if (k->split_underused) {
+		v = thp_scan_max_zero(nr, k->underused_zero_pct);
+		if (v < limit) {
+			limit = v;
+			*src = THP_SCAN_COLLAPSE_UNDERUSED;
+		}
+	}
+	return limit;
+}
+
+static unsigned int thp_scan_collapse_limit_now(unsigned int max_ptes_none,
+						enum thp_scan_collapse_src *src)
+{
+	struct thp_scan_collapse_knobs k = {
+		.enabled = thp_scan_is_enabled(),
+		.split_underused = thp_split_underused(),
+		.max_ptes_none = max_ptes_none,
+		.max_new_pct = READ_ONCE(thp_scan_collapse_max_new_pct),
+		.underused_zero_pct = READ_ONCE(thp_scan_underused_zero_pct),
+	};
+
+	return thp_scan_collapse_limit(&k, HPAGE_PMD_NR, src);
+}
+
+/**
+ * thp_scan_collapse_max_new - the most new pages khugepaged may add to a range
+ * @max_ptes_none: khugepaged's own limit, khugepaged/max_ptes_none
+ *
+ * How many none PTEs, zero-page PTEs and, while thp_scan is on,
+ * zero-filled pages an anonymous PMD range may have for khugepaged to
+ * collapse it: see thp_scan_collapse_limit().
+ *
+ * Return: the limit, at most @max_ptes_none.
+ */
+unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
+{
+	enum thp_scan_collapse_src src;
+
+	return thp_scan_collapse_limit_now(max_ptes_none, &src);
+}
+
+/**
+ * thp_scan_page_zero_filled - is a page of anonymous memory all zeroes?
+ * @page: the page, mapped by the caller's page table
+ *
+ * A hardware-poisoned page is not read, and is not zero-filled.
+ *
+ * Return: true if every byte of @page is zero.
+ */
+bool thp_scan_page_zero_filled(struct page *page)
+{
+	bool zero;
+	void *addr;
+
+	if (PageHWPoison(page))
+		return false;
+	addr = kmap_local_page(page);
+	zero = !memchr_inv(addr, 0, PAGE_SIZE);
+	kunmap_local(addr);
+	return zero;
+}
+
+/**
+ * thp_scan_collapse_skipped - khugepaged did not collapse a range
+ * @order: the order of the THP it would have made
+ *
+ * Counts a range that khugepaged left alone because it would have added
+ * more new memory than thp_scan's collapse limit, although it was within
+ * khugepaged's own limits.
+ */
+void thp_scan_collapse_skipped(unsigned int order)
+{
+	count_vm_event(THP_SCAN_COLLAPSE_SKIPPED);
+	count_mthp_stat(order, MTHP_STAT_THP_SCAN_COLLAPSE_SKIPPED);
 }
 
 /**
@@ -776,6 +894,27 @@ THP_SCAN_UINT_ATTR(scan_sleep_millisecs, thp_scan_sleep_millisecs, 0,
 		   THP_SCAN_MILLISECS_MAX);
 THP_SCAN_UINT_ATTR(min_age_millisecs, thp_scan_min_age_millisecs, 0,
 		   THP_SCAN_MILLISECS_MAX);
+THP_SCAN_UINT_ATTR(collapse_max_new_pct, thp_scan_collapse_max_new_pct, 0, 100);
+
+/*
+ * The limit khugepaged really uses for an anonymous PMD range, in the
+ * units of max_ptes_none, and the knob it comes from.
+ */
+static ssize_t collapse_max_ptes_none_show(struct kobject *kobj,
+					   struct kobj_attribute *attr,
+					   char *buf)
+{
+	enum thp_scan_collapse_src src;
+	unsigned int limit;
+
+	limit = thp_scan_collapse_limit_now(READ_ONCE(khugepaged_max_ptes_none),
+					    &src);
+	return sysfs_emit(buf, "%u %s\n", limit,
+			  thp_scan_collapse_src_names[src]);
+}
+
+static struct kobj_attribute collapse_max_ptes_none_attr =
+	__ATTR_RO(collapse_max_ptes_none);
 
 /* The CPU time kthpscand has used, in milliseconds. */
 static ssize_t cpu_time_ms_show(struct kobject *kobj,
@@ -796,6 +935,8 @@ static struct attribute *thp_scan_attrs[] = {
 	&pages_to_scan_attr.attr.attr,
 	&scan_sleep_millisecs_attr.attr.attr,
 	&min_age_millisecs_attr.attr.attr,
+	&collapse_max_new_pct_attr.attr.attr,
+	&collapse_max_ptes_none_attr.attr,
 	&cpu_time_ms_attr.attr,
 	NULL,
 };

@@ -7,11 +7,11 @@
 #define _LINUX_THP_SCAN_H
 
 #include <linux/init.h>
-#include <linux/limits.h>
 
 struct deferred_split;
 struct folio;
 struct kobject;
+struct page;
 
 /* What thp_scan decided for a folio (the thp_scan_decision tracepoint). */
 enum thp_scan_decision {
@@ -40,7 +40,9 @@ void thp_scan_queued(void);
 void thp_scan_add_folio(struct folio *folio);
 unsigned long thp_scan_shrink(struct deferred_split *q,
 			      unsigned long nr_to_scan);
-unsigned int thp_scan_max_ptes_none(void);
+unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none);
+bool thp_scan_page_zero_filled(struct page *page);
+void thp_scan_collapse_skipped(unsigned int order);
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 {
@@ -76,9 +78,18 @@ static inline void thp_scan_add_folio(struct folio *folio)
 {
 }
 
-static inline unsigned int thp_scan_max_ptes_none(void)
+static inline unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
 {
-	return UINT_MAX;
+	return max_ptes_none;
+}
+
+static inline bool thp_scan_page_zero_filled(struct page *page)
+{
+	return false;
+}
+
+static inline void thp_scan_collapse_skipped(unsigned int order)
+{
 }
 #endif /* CONFIG_THP_SCAN */
 

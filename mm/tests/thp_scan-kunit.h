@@ -497,6 +497,122 @@ static void thp_scan_test_uint_knobs(struct kunit *test)
 	}
 }
 
+/*
+ * The collapse limit: max_ptes_none alone with thp_scan off (6.12), else
+ * the smallest of max_ptes_none, collapse_max_new_pct and the underused
+ * limit (only while underused THPs are split), with the knob it comes
+ * from; ties go to the knob named first.
+ */
+static void thp_scan_test_collapse_limit(struct kunit *test)
+{
+	static const struct {
+		struct thp_scan_collapse_knobs k;
+		unsigned int nr, want;
+		enum thp_scan_collapse_src src;
+	} cases[] = {
+		/* enabled, split_underused, max_ptes_none, new %, zero % */
+		{ { false, true, 511, 12, 90 }, 512, 511, THP_SCAN_COLLAPSE_MAX_PTES_NONE },
+		{ { false, false, 0, 12, 90 }, 512, 0, THP_SCAN_COLLAPSE_MAX_PTES_NONE },
+		{ { true, true, 511, 12, 90 }, 512, 61, THP_SCAN_COLLAPSE_MAX_NEW_PCT },
+		{ { true, true, 32, 12, 90 }, 512, 32, THP_SCAN_COLLAPSE_MAX_PTES_NONE },
+		{ { true, true, 61, 12, 90 }, 512, 61, THP_SCAN_COLLAPSE_MAX_PTES_NONE },
+		{ { true, true, 511, 95, 90 }, 512, 460, THP_SCAN_COLLAPSE_UNDERUSED },
+		{ { true, false, 511, 95, 90 }, 512, 486, THP_SCAN_COLLAPSE_MAX_NEW_PCT },
+		{ { true, true, 511, 12, 5 }, 512, 25, THP_SCAN_COLLAPSE_UNDERUSED },
+		{ { true, true, 511, 0, 90 }, 512, 0, THP_SCAN_COLLAPSE_MAX_NEW_PCT },
+		{ { true, true, 511, 100, 100 }, 512, 511, THP_SCAN_COLLAPSE_MAX_PTES_NONE },
+		/* 64K pages on arm64: a 512M PMD THP of 8192 pages. */
+		{ { true, true, 8191, 12, 90 }, 8192, 983, THP_SCAN_COLLAPSE_MAX_NEW_PCT },
+	};
+	enum thp_scan_collapse_src src;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].want,
+				    thp_scan_collapse_limit(&cases[i].k, cases[i].nr, &src),
+				    "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].src, src, "case %u", i);
+	}
+}
+
+/*
+ * The collapse limit is below the split line whatever the knobs: a THP
+ * khugepaged makes is never one that thp_scan splits as underused.
+ */
+static void thp_scan_test_collapse_below_split(struct kunit *test)
+{
+	struct thp_scan_collapse_knobs k = {
+		.enabled = true, .split_underused = true, .max_ptes_none = 511,
+	};
+	enum thp_scan_collapse_src src;
+
+	for (k.max_new_pct = 0; k.max_new_pct <= 100; k.max_new_pct += 5)
+		for (k.underused_zero_pct = 0; k.underused_zero_pct <= 100;
+		     k.underused_zero_pct += 5)
+			KUNIT_EXPECT_LE_MSG(test, thp_scan_collapse_limit(&k, 512, &src),
+					    thp_scan_max_zero(512, k.underused_zero_pct),
+					    "new %u%%, zero %u%%", k.max_new_pct,
+					    k.underused_zero_pct);
+}
+
+/*
+ * collapse_max_new_pct takes 0..100, and collapse_max_ptes_none shows the
+ * limit in force with its source.  Restores what it changed.
+ */
+static void thp_scan_test_collapse_knobs(struct kunit *test)
+{
+	unsigned int saved = READ_ONCE(thp_scan_collapse_max_new_pct);
+	struct kobj_attribute *attr = &collapse_max_new_pct_attr.attr;
+	enum thp_scan_collapse_src src;
+	char *buf, want[48];
+	unsigned int limit;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	KUNIT_EXPECT_EQ(test, 12u, saved);
+	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "101", 3));
+	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "-1", 2));
+	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "12.5", 4));
+	KUNIT_EXPECT_EQ(test, saved, READ_ONCE(thp_scan_collapse_max_new_pct));
+	KUNIT_EXPECT_EQ(test, 2, thp_scan_uint_store(NULL, attr, "7\n", 2));
+	KUNIT_EXPECT_EQ(test, 7u, READ_ONCE(thp_scan_collapse_max_new_pct));
+
+	limit = thp_scan_collapse_limit_now(READ_ONCE(khugepaged_max_ptes_none), &src);
+	snprintf(want, sizeof(want), "%u %s\n", limit, thp_scan_collapse_src_names[src]);
+	collapse_max_ptes_none_show(NULL, &collapse_max_ptes_none_attr, buf);
+	KUNIT_EXPECT_STREQ(test, want, buf);
+	KUNIT_EXPECT_EQ(test, limit,
+			thp_scan_collapse_max_new(READ_ONCE(khugepaged_max_ptes_none)));
+
+	WRITE_ONCE(thp_scan_collapse_max_new_pct, saved);
+}
+
+/* A zero-filled page is one with every byte zero, wherever the others are. */
+static void thp_scan_test_page_zero_filled(struct kunit *test)
+{
+	static const unsigned int offs[] = { 0, 1, PAGE_SIZE / 2, PAGE_SIZE - 1 };
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	unsigned int i;
+	char *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_TRUE(test, thp_scan_page_zero_filled(page));
+	KUNIT_EXPECT_TRUE(test, thp_scan_page_zero_filled(ZERO_PAGE(0)));
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
+		p = kmap_local_page(page);
+		p[offs[i]] = 1;
+		kunmap_local(p);
+		KUNIT_EXPECT_FALSE_MSG(test, thp_scan_page_zero_filled(page),
+				       "byte %u set", offs[i]);
+		p = kmap_local_page(page);
+		p[offs[i]] = 0;
+		kunmap_local(p);
+	}
+	KUNIT_EXPECT_TRUE(test, thp_scan_page_zero_filled(page));
+	__free_page(page);
+}
+
 static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_parse_bool_valid),
 	KUNIT_CASE(thp_scan_test_parse_bool_invalid),
@@ -512,6 +628,10 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_queue_busy),
 	KUNIT_CASE(thp_scan_test_queue_share),
 	KUNIT_CASE(thp_scan_test_uint_knobs),
+	KUNIT_CASE(thp_scan_test_collapse_limit),
+	KUNIT_CASE(thp_scan_test_collapse_below_split),
+	KUNIT_CASE(thp_scan_test_collapse_knobs),
+	KUNIT_CASE(thp_scan_test_page_zero_filled),
 	{},
 };
 

@@ -510,47 +510,6 @@ TEST_F_TIMEOUT(split, partially_mapped, 300)
 }
 
 /*
- * Split sparse THPs stay split: a fast khugepaged at the default
- * max_ptes_none of 511 looks at each range again and does not collapse
- * what kthpscand would only split again.
- */
-TEST_F_TIMEOUT(split, no_recollapse, 300)
-{
-	const size_t nr = 8, per = self->pmd / self->psz;
-	long split0 = size_stat(self->pmd_kb, "thp_scan_split_underused");
-	long coll0, exceed0, bad;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
-	struct thp_settings s;
-	size_t i;
-	int t;
-
-	ASSERT_NE(NULL, p);
-	for (i = 0; i < nr; i++)
-		fill_page(p, i * per + 7, self->psz);
-	t = wait_stat(self->pmd_kb, "thp_scan_split_underused", split0, nr);
-	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages:")) TH_LOG("after %d s", t);
-
-	coll0 = keyed("/proc/vmstat", "thp_collapse_alloc");
-	exceed0 = keyed("/proc/vmstat", "thp_scan_exceed_none_pte");
-	thp_read_settings(&s);
-	s.khugepaged.max_ptes_none = per - 1;
-	s.khugepaged.scan_sleep_millisecs = 100;
-	s.khugepaged.pages_to_scan = per * 64;
-	thp_write_settings(&s);
-	for (t = 0; t < WAIT_SECS &&
-	     keyed("/proc/vmstat", "thp_scan_exceed_none_pte") - exceed0 < (long)nr; t++)
-		sleep(1);
-	EXPECT_GE(keyed("/proc/vmstat", "thp_scan_exceed_none_pte") - exceed0, (long)nr)
-		TH_LOG("khugepaged did not look at every range in %d s", t);
-	EXPECT_EQ(coll0, keyed("/proc/vmstat", "thp_collapse_alloc"));
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ((long)(nr * self->psz / 1024), smaps_kb(p, "Rss:"));
-	bad = check_pages(p, nr * per, self->psz, one_per_folio, (void *)&per);
-	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	munmap(p, nr * self->pmd);
-}
-
-/*
  * Nothing due, nothing done: with THPs queued that are younger than the
  * minimum age (raised to 60 s here), kthpscand sleeps: no round, no CPU
  * time, state S.

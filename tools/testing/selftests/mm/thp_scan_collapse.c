@@ -393,6 +393,13 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 420)
 	t = wait_counter(_metadata, path, NULL, split0, nr);
 	ASSERT_EQ(nr, pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_partial") - split0)
 		TH_LOG("after %d s", t);
+	/*
+	 * Still in use: read every byte.  That also makes the PTEs young
+	 * again where the split left them old (arm64 without hardware
+	 * access flags), as khugepaged wants referenced pages.
+	 */
+	bad = check(p, pages, self->psz, self->per, jemalloc_kept);
+	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
 	coll0 = VMSTAT("thp_collapse_alloc");
 	skip0 = VMSTAT("thp_scan_collapse_skipped");
@@ -540,6 +547,9 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 		 self->pmd_kb);
 	t = wait_counter(_metadata, path, NULL, split0, nr);
 	ASSERT_EQ(0, thps(p, nr, self->pmd)) TH_LOG("after %d s", t);
+	/* Still in use (and its PTEs young again, see jemalloc_pattern). */
+	bad = check(p, pages, self->psz, self->per, one_page);
+	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
 	coll0 = VMSTAT("thp_collapse_alloc");
 	skip0 = VMSTAT("thp_scan_collapse_skipped");

@@ -17,6 +17,7 @@
 
 #define pr_fmt(fmt) "thp_scan: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/freezer.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
@@ -26,6 +27,7 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
+#include <linux/rmap.h>
 #include <linux/sched/cputime.h>
 #include <linux/sysfs.h>
 #include <linux/thp_scan.h>
@@ -191,36 +193,220 @@ static bool thp_scan_stock_underused(struct folio *folio, unsigned int max_zero,
 
 /*
  * What is known of a folio when it is decided on, so that the decision
- * itself is a function of facts alone.
+ * itself is a function of facts alone, and of the two probes it calls
+ * only when they can change it (struct thp_scan_probes).
  */
 struct thp_scan_facts {
+	unsigned int order;
+	bool stock;		/* thp_scan off: decide as 6.12's shrinker */
 	bool mapped;		/* mapped at all */
-	bool partially_mapped;	/* flagged by rmap: some subpages unmapped */
+	bool flagged;		/* PG_partially_mapped: a hint, set by rmap */
+	bool looks_partial;	/* folio_looks_partially_mapped() */
+	bool pinned;		/* references beyond its mappings: no split */
+	bool mlocked;		/* PG_mlocked: a split frees no zero subpage */
+	bool swapcache;		/* in the swap cache: split to order 0 only */
 	bool judge;		/* may be judged underused */
 	unsigned int max_zero;	/* the most zero subpages of a used folio */
 };
 
+/* What the rmap walk found: the truth about the folio's mappings. */
+struct thp_scan_walk {
+	unsigned long *mapped;	/* the subpages some page table maps */
+	unsigned int nr_mapped;	/* how many */
+	unsigned int nr_vmas;	/* the mappings it visited */
+	bool mlocked;		/* a split would map no zero subpage away */
+};
+
 /*
- * Decide on a folio from @f; the zero scan, the one costly step, only runs
- * when it can change the answer, through @zero_scan on @folio.
+ * The costly steps of a decision: the zero scan (true: underused), and the
+ * rmap walk (0, or -EBUSY when a lock was contended or memory short).
  */
-static enum thp_scan_decision
-thp_scan_decide(const struct thp_scan_facts *f, struct folio *folio,
-		bool (*zero_scan)(struct folio *, unsigned int, unsigned int *,
-				  unsigned int *),
-		unsigned int *scanned, unsigned int *zero)
+struct thp_scan_probes {
+	bool (*zero_scan)(struct folio *folio, unsigned int max_zero,
+			  unsigned int *scanned, unsigned int *nr_zero);
+	int (*rmap_walk)(struct folio *folio, struct thp_scan_walk *w);
+};
+
+/* A decision, what it cost, and for a split the order to split to. */
+struct thp_scan_verdict {
+	enum thp_scan_decision d;
+	unsigned int new_order;
+	unsigned int scanned;	/* subpages the zero scan looked at */
+	unsigned int zero;	/* zero-filled ones among them */
+	bool walked;		/* the rmap walk ran: *w holds what it found */
+};
+
+/*
+ * Is every aligned block of 2^@k subpages of @mapped (2^@order bits)
+ * either mapped whole or not mapped at all?
+ */
+static bool thp_scan_blocks_whole(const unsigned long *mapped,
+				  unsigned int order, unsigned int k)
 {
-	*scanned = 0;
-	*zero = 0;
-	if (!f->mapped)
-		return THP_SCAN_KEEP_UNMAPPED;
-	if (f->partially_mapped)
-		return THP_SCAN_SPLIT_PARTIAL;
-	if (!f->judge)
-		return THP_SCAN_KEEP_SKIPPED;
-	if (zero_scan(folio, f->max_zero, scanned, zero))
-		return THP_SCAN_SPLIT_UNDERUSED;
-	return THP_SCAN_KEEP_USED;
+	unsigned int nr = 1U << order, step = 1U << k, i;
+
+	for (i = 0; i < nr; i += step) {
+		bool first = test_bit(i, mapped);
+
+		if (first ? find_next_zero_bit(mapped, i + step, i) < i + step :
+			    find_next_bit(mapped, i + step, i) < i + step)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The order to split a partially mapped folio of @order to: the largest
+ * anonymous large order (from THP_SCAN_MIN_ORDER) at which every block is
+ * mapped whole or not at all, so that what is mapped stays huge and what
+ * is not is freed; 0 when there is none.
+ */
+static unsigned int thp_scan_split_order(const unsigned long *mapped,
+					 unsigned int order)
+{
+	unsigned int k;
+
+	for (k = order - 1; k >= THP_SCAN_MIN_ORDER; k--)
+		if (thp_scan_blocks_whole(mapped, order, k))
+			return k;
+	return 0;
+}
+
+/*
+ * Decide on a folio from @f, calling the probes on @folio only when their
+ * answer can change the decision; @w receives what the rmap walk found.
+ *
+ * First what makes any split pointless or impossible (not mapped, pinned),
+ * then a partial mapping (flagged, or seen in the mapcounts), confirmed by
+ * the rmap walk: a flag the walk refutes is dropped, and a confirmed one
+ * gives the order to split to.  Then underuse: never for an mlocked folio,
+ * whose split maps no zero subpage away; the zero scan; and for an
+ * underused folio the walk again, for mlocked mappings.
+ */
+static void thp_scan_decide(const struct thp_scan_facts *f, struct folio *folio,
+			    const struct thp_scan_probes *probes,
+			    struct thp_scan_walk *w, struct thp_scan_verdict *v)
+{
+	unsigned int nr = 1U << f->order;
+
+	memset(v, 0, sizeof(*v));
+	if (!f->mapped) {
+		v->d = THP_SCAN_KEEP_UNMAPPED;
+		return;
+	}
+	if (f->stock) {
+		/* 6.12: split what is flagged, judge the rest its way. */
+		if (f->flagged)
+			v->d = THP_SCAN_SPLIT_PARTIAL;
+		else if (f->judge &&
+			 probes->zero_scan(folio, f->max_zero, &v->scanned, &v->zero))
+			v->d = THP_SCAN_SPLIT_UNDERUSED;
+		else
+			v->d = f->judge ? THP_SCAN_KEEP_USED : THP_SCAN_KEEP_SKIPPED;
+		return;
+	}
+	if (f->pinned) {
+		v->d = THP_SCAN_KEEP_PINNED;
+		return;
+	}
+	if (f->flagged || f->looks_partial) {
+		if (!f->looks_partial) {
+			v->d = THP_SCAN_KEEP_NOT_PARTIAL;
+			return;
+		}
+		v->walked = true;
+		if (probes->rmap_walk(folio, w)) {
+			v->d = THP_SCAN_KEEP_BUSY;
+			return;
+		}
+		if (!w->nr_mapped) {
+			v->d = THP_SCAN_KEEP_UNMAPPED;
+		} else if (w->nr_mapped == nr) {
+			v->d = THP_SCAN_KEEP_NOT_PARTIAL;
+		} else {
+			v->d = THP_SCAN_SPLIT_PARTIAL;
+			if (!f->swapcache)
+				v->new_order = thp_scan_split_order(w->mapped, f->order);
+		}
+		return;
+	}
+	if (!f->judge) {
+		v->d = THP_SCAN_KEEP_SKIPPED;
+		return;
+	}
+	if (f->mlocked) {
+		v->d = THP_SCAN_KEEP_MLOCKED;
+		return;
+	}
+	if (!probes->zero_scan(folio, f->max_zero, &v->scanned, &v->zero)) {
+		v->d = THP_SCAN_KEEP_USED;
+		return;
+	}
+	v->walked = true;
+	if (probes->rmap_walk(folio, w))
+		v->d = THP_SCAN_KEEP_BUSY;
+	else if (w->mlocked)
+		v->d = THP_SCAN_KEEP_MLOCKED;
+	else
+		v->d = THP_SCAN_SPLIT_UNDERUSED;
+}
+
+/* Mark the subpages of @folio that the page tables of @vma map. */
+static bool thp_scan_rmap_one(struct folio *folio, struct vm_area_struct *vma,
+			      unsigned long addr, void *arg)
+{
+	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, addr, 0);
+	unsigned long first = folio_pfn(folio), nr = folio_nr_pages(folio);
+	struct thp_scan_walk *w = arg;
+
+	w->nr_vmas++;
+	/* try_to_map_unused_to_zeropage() leaves these subpages mapped. */
+	if ((vma->vm_flags & VM_LOCKED) || mm_forbids_zeropage(vma->vm_mm))
+		w->mlocked = true;
+	while (page_vma_mapped_walk(&pvmw)) {
+		unsigned long pfn;
+
+		if (!pvmw.pte) {
+			/* Mapped by a PMD: every subpage. */
+			bitmap_fill(w->mapped, nr);
+			continue;
+		}
+		pfn = pte_pfn(ptep_get(pvmw.pte));
+		if (pfn - first < nr)
+			__set_bit(pfn - first, w->mapped);
+	}
+	return true;
+}
+
+/*
+ * The rmap walk: which subpages of @folio (locked by the caller) any page
+ * table maps, and whether any mapping is mlocked.  Never waits for the
+ * anon_vma lock: contention, or no memory for the bitmap, is -EBUSY, and
+ * the folio is kept for now.
+ */
+static int thp_scan_rmap_walk(struct folio *folio, struct thp_scan_walk *w)
+{
+	unsigned int nr = folio_nr_pages(folio);
+	struct rmap_walk_control rwc = {
+		.rmap_one = thp_scan_rmap_one,
+		.arg = w,
+		.try_lock = true,
+	};
+
+	if (!w->mapped) {
+		w->mapped = bitmap_zalloc(nr, GFP_NOWAIT | __GFP_NOWARN);
+		if (!w->mapped)
+			return -EBUSY;
+	} else {
+		bitmap_zero(w->mapped, nr);
+	}
+	w->nr_vmas = 0;
+	w->mlocked = folio_test_mlocked(folio);
+	rmap_walk(folio, &rwc);
+	if (rwc.contended)
+		return -EBUSY;
+	w->nr_mapped = bitmap_weight(w->mapped, nr);
+	return 0;
 }
 
 /*
@@ -456,6 +642,19 @@ static void thp_scan_count(unsigned int order, enum vm_event_item event,
 }
 
 /*
+ * 6.12 counts a deferred split when rmap flags a folio partially mapped;
+ * thp_scan counts it when the rmap walk has confirmed the flag and the
+ * split is done, so that a folio unmapped VMA by VMA, or one flagged and
+ * then freed whole, is not counted.
+ */
+static void thp_scan_count_deferred_split_order(unsigned int order)
+{
+	if (order >= HPAGE_PMD_ORDER)
+		count_vm_event(THP_DEFERRED_SPLIT_PAGE);
+	count_mthp_stat(order, MTHP_STAT_SPLIT_DEFERRED);
+}
+
+/*
  * Decide on @folio, which thp_scan_take() gave us locked, split it if so
  * decided, put it back on its queue if it is kept, and unlock it and drop
  * the reference.
@@ -464,53 +663,96 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 {
 	unsigned long pfn = folio_pfn(folio);
 	unsigned int order = folio_order(folio), nr = folio_nr_pages(folio);
-	unsigned int scanned, zero;
+	bool stock = !thp_scan_is_enabled();
 	struct thp_scan_facts f = {
+		.order = order,
+		.stock = stock,
 		.mapped = folio_mapped(folio),
-		.partially_mapped = folio_test_partially_mapped(folio),
+		.flagged = folio_test_partially_mapped(folio),
+		.looks_partial = folio_looks_partially_mapped(folio),
+		/* Our reference is the one pin a split expects. */
+		.pinned = !can_split_folio(folio, 1, NULL),
+		.mlocked = folio_test_mlocked(folio),
+		.swapcache = folio_test_swapcache(folio),
 		.judge = thp_split_underused() &&
 			 !folio_contain_hwpoisoned_page(folio),
 		.max_zero = thp_scan_max_zero(nr,
 				READ_ONCE(thp_scan_underused_zero_pct)),
 	};
-	enum thp_scan_decision d;
+	static const struct thp_scan_probes probes = {
+		.zero_scan = thp_scan_zero_scan,
+		.rmap_walk = thp_scan_rmap_walk,
+	}, stock_probes = {
+		.zero_scan = thp_scan_stock_underused,
+	};
+	struct thp_scan_walk w = { };
+	struct thp_scan_verdict v;
 	int ret = -EAGAIN;
 
-	d = thp_scan_decide(&f, folio, thp_scan_is_enabled() ?
-			    thp_scan_zero_scan : thp_scan_stock_underused,
-			    &scanned, &zero);
-	trace_thp_scan_decision(pfn, order, zero, scanned,
-				thp_scan_mapped(folio), d);
+	thp_scan_decide(&f, folio, stock ? &stock_probes : &probes, &w, &v);
+	trace_thp_scan_decision(pfn, order, v.zero, v.scanned,
+				v.walked ? w.nr_mapped : thp_scan_mapped(folio),
+				v.d);
 	thp_scan_count(order, THP_SCAN_SCANNED, MTHP_STAT_THP_SCAN_SCANNED);
-	count_vm_events(THP_SCAN_PAGES_SCANNED, scanned);
-	r->budget -= scanned + 1;
+	count_vm_events(THP_SCAN_PAGES_SCANNED, v.scanned);
+	r->budget -= v.scanned + 1;
 	r->nr_folios--;
+	bitmap_free(w.mapped);
 
-	if (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) {
-		ret = split_folio(folio);
-		trace_thp_scan_split(pfn, order, d, ret);
-		if (!ret) {
-			r->split++;
-			if (d == THP_SCAN_SPLIT_PARTIAL)
-				thp_scan_count(order, THP_SCAN_SPLIT_PARTIAL_PAGE,
-					       MTHP_STAT_THP_SCAN_SPLIT_PARTIAL);
-			else
-				thp_scan_count(order, THP_SCAN_SPLIT_UNDERUSED_PAGE,
-					       MTHP_STAT_THP_SCAN_SPLIT_UNDERUSED);
-			if (d == THP_SCAN_SPLIT_UNDERUSED)
-				count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
-		} else {
+	switch (v.d) {
+	case THP_SCAN_SPLIT_PARTIAL:
+	case THP_SCAN_SPLIT_UNDERUSED:
+		ret = split_huge_page_to_list_to_order(&folio->page, NULL,
+						       v.new_order);
+		trace_thp_scan_split(pfn, order, v.new_order, v.d, ret);
+		if (ret) {
 			thp_scan_count(order, THP_SCAN_SPLIT_FAILED_PAGE,
 				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
+			break;
 		}
+		r->split++;
+		if (v.d == THP_SCAN_SPLIT_PARTIAL) {
+			/* Counted as 6.12 counts a deferred split. */
+			if (!stock)
+				thp_scan_count_deferred_split_order(order);
+			thp_scan_count(order, THP_SCAN_SPLIT_PARTIAL_PAGE,
+				       MTHP_STAT_THP_SCAN_SPLIT_PARTIAL);
+			if (v.new_order)
+				thp_scan_count(v.new_order, THP_SCAN_SPLIT_TO_LARGE,
+					       MTHP_STAT_THP_SCAN_SPLIT_TO);
+		} else {
+			thp_scan_count(order, THP_SCAN_SPLIT_UNDERUSED_PAGE,
+				       MTHP_STAT_THP_SCAN_SPLIT_UNDERUSED);
+			count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
+		}
+		break;
+	case THP_SCAN_KEEP_NOT_PARTIAL:
+		thp_scan_count(order, THP_SCAN_NOT_PARTIAL,
+			       MTHP_STAT_THP_SCAN_NOT_PARTIAL);
+		break;
+	case THP_SCAN_KEEP_MLOCKED:
+		thp_scan_count(order, THP_SCAN_KEEP_MLOCKED_PAGE,
+			       MTHP_STAT_THP_SCAN_KEEP_MLOCKED);
+		break;
+	case THP_SCAN_KEEP_PINNED:
+		thp_scan_count(order, THP_SCAN_KEEP_PINNED_PAGE,
+			       MTHP_STAT_THP_SCAN_KEEP_PINNED);
+		break;
+	case THP_SCAN_KEEP_BUSY:
+		count_vm_event(THP_SCAN_KEEP_BUSY_PAGE);
+		break;
+	default:
+		break;
 	}
 	/*
 	 * Kept, or the split failed: back to the tail of its list, which
 	 * thp_scan_enqueue() picks from the partially mapped flag under the
-	 * queue lock (rmap may set it meanwhile).
+	 * queue lock (rmap may set it meanwhile); a flag the walk refuted is
+	 * cleared there.  A successful split to a large order has requeued
+	 * the new folios itself.
 	 */
 	if (ret)
-		deferred_split_folio(folio, false);
+		thp_scan_requeue(folio, v.d == THP_SCAN_KEEP_NOT_PARTIAL);
 	folio_unlock(folio);
 	folio_put(folio);
 }

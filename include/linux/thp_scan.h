@@ -21,6 +21,10 @@ enum thp_scan_decision {
 	THP_SCAN_KEEP_UNMAPPED,		/* not mapped: left to be freed */
 	THP_SCAN_KEEP_SKIPPED,		/* not judged: see thp_scan_folio() */
 	THP_SCAN_KEEP_LOCKED,		/* locked by someone else: later */
+	THP_SCAN_KEEP_NOT_PARTIAL,	/* flagged, but mapped whole: flag dropped */
+	THP_SCAN_KEEP_BUSY,		/* rmap walk contended: later */
+	THP_SCAN_KEEP_MLOCKED,		/* mlocked: a split would free nothing */
+	THP_SCAN_KEEP_PINNED,		/* pinned: a split would fail */
 };
 
 /* The orders thp_scan queues: _deferred_list needs a third page. */
@@ -38,6 +42,7 @@ void thp_scan_init_queue(struct deferred_split *q);
 void thp_scan_enqueue(struct deferred_split *q, struct folio *folio);
 void thp_scan_queued(void);
 void thp_scan_add_folio(struct folio *folio);
+void thp_scan_requeue(struct folio *folio, bool not_partial);
 unsigned long thp_scan_shrink(struct deferred_split *q,
 			      unsigned long nr_to_scan);
 unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none);

@@ -198,41 +198,192 @@ static bool thp_scan_test_zero_fake(struct folio *folio, unsigned int max_zero,
 }
 
 /*
- * The decision: unmapped folios are left alone, partially mapped ones
- * split without a zero scan, and the zero scan (only when judging is
- * allowed) decides the rest.
+ * An rmap walk that only counts its calls and reports the mappings it is
+ * told: the subpages [map_from, map_to) of an order-9 folio, mlocked or
+ * not, or contention.
+ */
+static unsigned int thp_scan_test_walk_calls;
+static unsigned int thp_scan_test_map_from, thp_scan_test_map_to;
+static bool thp_scan_test_walk_mlocked, thp_scan_test_walk_busy;
+static DECLARE_BITMAP(thp_scan_test_bitmap, 512);
+
+static int thp_scan_test_walk_fake(struct folio *folio, struct thp_scan_walk *w)
+{
+	thp_scan_test_walk_calls++;
+	if (thp_scan_test_walk_busy)
+		return -EBUSY;
+	w->mapped = thp_scan_test_bitmap;
+	bitmap_zero(w->mapped, 512);
+	bitmap_set(w->mapped, thp_scan_test_map_from,
+		   thp_scan_test_map_to - thp_scan_test_map_from);
+	w->nr_mapped = thp_scan_test_map_to - thp_scan_test_map_from;
+	w->mlocked = thp_scan_test_walk_mlocked;
+	return 0;
+}
+
+/*
+ * The decision on facts: nothing is split that is unmapped or pinned; a
+ * partial mapping, flagged or seen in the mapcounts, is split only once
+ * the rmap walk confirms it, to the largest order its mapped part allows,
+ * and a flag the walk refutes is dropped; a flag the mapcounts refute
+ * needs no walk; contention keeps the folio; mlocked folios are never
+ * split as underused, with or without a zero scan; and the probes run
+ * only when they can change the answer.  With thp_scan off, 6.12's rules.
  */
 static void thp_scan_test_decide(struct kunit *test)
 {
-	static const struct {
+	/* What the fake probes answer, and what must come out. */
+	struct dcase {
+		const char *name;
 		struct thp_scan_facts f;
 		bool zero_answer;
+		unsigned int map_from, map_to;
+		bool walk_mlocked, walk_busy;
 		enum thp_scan_decision want;
-		unsigned int calls;
-	} cases[] = {
-		{ { false, false, true, 460 }, true, THP_SCAN_KEEP_UNMAPPED, 0 },
-		{ { false, true, true, 460 }, true, THP_SCAN_KEEP_UNMAPPED, 0 },
-		{ { true, true, true, 460 }, false, THP_SCAN_SPLIT_PARTIAL, 0 },
-		{ { true, true, false, 460 }, false, THP_SCAN_SPLIT_PARTIAL, 0 },
-		{ { true, false, false, 460 }, true, THP_SCAN_KEEP_SKIPPED, 0 },
-		{ { true, false, true, 460 }, true, THP_SCAN_SPLIT_UNDERUSED, 1 },
-		{ { true, false, true, 460 }, false, THP_SCAN_KEEP_USED, 1 },
+		unsigned int new_order, zero_calls, walk_calls;
 	};
-	unsigned int i, scanned, zero;
+	/* mapped, flagged, looks_partial, pinned, mlocked, swapcache, judge */
+#define F(m, fl, lp, pin, ml, sc, j)					\
+	{ .order = 9, .mapped = m, .flagged = fl, .looks_partial = lp,	\
+	  .pinned = pin, .mlocked = ml, .swapcache = sc, .judge = j,	\
+	  .max_zero = 460 }
+	static const struct dcase cases[] = {
+		{ "unmapped", F(0, 1, 0, 0, 0, 0, 1), true, 0, 0, 0, 0,
+		  THP_SCAN_KEEP_UNMAPPED, 0, 0, 0 },
+		{ "pinned and flagged", F(1, 1, 1, 1, 0, 0, 1), true, 0, 256, 0, 0,
+		  THP_SCAN_KEEP_PINNED, 0, 0, 0 },
+		{ "pinned and sparse", F(1, 0, 0, 1, 0, 0, 1), true, 0, 512, 0, 0,
+		  THP_SCAN_KEEP_PINNED, 0, 0, 0 },
+		{ "flag confirmed, first half", F(1, 1, 1, 0, 0, 0, 1), false, 0, 256, 0, 0,
+		  THP_SCAN_SPLIT_PARTIAL, 8, 0, 1 },
+		{ "flag confirmed, one 64K block", F(1, 1, 1, 0, 0, 0, 1), false, 16, 32, 0, 0,
+		  THP_SCAN_SPLIT_PARTIAL, 4, 0, 1 },
+		{ "flag confirmed, unaligned", F(1, 1, 1, 0, 0, 0, 1), false, 1, 300, 0, 0,
+		  THP_SCAN_SPLIT_PARTIAL, 0, 0, 1 },
+		{ "flag confirmed, in swap cache", F(1, 1, 1, 0, 0, 1, 1), false, 0, 256, 0, 0,
+		  THP_SCAN_SPLIT_PARTIAL, 0, 0, 1 },
+		{ "partial, mlocked", F(1, 1, 1, 0, 1, 0, 1), false, 0, 256, 1, 0,
+		  THP_SCAN_SPLIT_PARTIAL, 8, 0, 1 },
+		{ "unflagged, mapcounts say partial", F(1, 0, 1, 0, 0, 0, 1), false, 256, 512, 0, 0,
+		  THP_SCAN_SPLIT_PARTIAL, 8, 0, 1 },
+		{ "flag refuted by the walk", F(1, 1, 1, 0, 0, 0, 1), true, 0, 512, 0, 0,
+		  THP_SCAN_KEEP_NOT_PARTIAL, 0, 0, 1 },
+		{ "flag refuted by the mapcounts", F(1, 1, 0, 0, 0, 0, 1), true, 0, 512, 0, 0,
+		  THP_SCAN_KEEP_NOT_PARTIAL, 0, 0, 0 },
+		{ "walk finds nothing mapped", F(1, 1, 1, 0, 0, 0, 1), true, 0, 0, 0, 0,
+		  THP_SCAN_KEEP_UNMAPPED, 0, 0, 1 },
+		{ "walk contended", F(1, 1, 1, 0, 0, 0, 1), true, 0, 256, 0, 1,
+		  THP_SCAN_KEEP_BUSY, 0, 0, 1 },
+		{ "not judged", F(1, 0, 0, 0, 0, 0, 0), true, 0, 512, 0, 0,
+		  THP_SCAN_KEEP_SKIPPED, 0, 0, 0 },
+		{ "PG_mlocked", F(1, 0, 0, 0, 1, 0, 1), true, 0, 512, 0, 0,
+		  THP_SCAN_KEEP_MLOCKED, 0, 0, 0 },
+		{ "used", F(1, 0, 0, 0, 0, 0, 1), false, 0, 512, 0, 0,
+		  THP_SCAN_KEEP_USED, 0, 1, 0 },
+		{ "underused", F(1, 0, 0, 0, 0, 0, 1), true, 0, 512, 0, 0,
+		  THP_SCAN_SPLIT_UNDERUSED, 0, 1, 1 },
+		{ "underused in a VM_LOCKED VMA", F(1, 0, 0, 0, 0, 0, 1), true, 0, 512, 1, 0,
+		  THP_SCAN_KEEP_MLOCKED, 0, 1, 1 },
+		{ "underused, walk contended", F(1, 0, 0, 0, 0, 0, 1), true, 0, 512, 0, 1,
+		  THP_SCAN_KEEP_BUSY, 0, 1, 1 },
+	};
+#undef F
+	static const struct thp_scan_probes probes = {
+		.zero_scan = thp_scan_test_zero_fake,
+		.rmap_walk = thp_scan_test_walk_fake,
+	};
+	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct dcase *c = &cases[i];
+		struct thp_scan_walk w = { };
+		struct thp_scan_verdict v;
+
 		thp_scan_test_zero_calls = 0;
-		thp_scan_test_zero_answer = cases[i].zero_answer;
-		KUNIT_EXPECT_EQ_MSG(test, cases[i].want,
-				    thp_scan_decide(&cases[i].f, NULL,
-						    thp_scan_test_zero_fake,
-						    &scanned, &zero),
-				    "case %u", i);
-		KUNIT_EXPECT_EQ_MSG(test, cases[i].calls,
-				    thp_scan_test_zero_calls, "case %u", i);
-		KUNIT_EXPECT_EQ_MSG(test, cases[i].calls * 461, scanned,
-				    "case %u", i);
+		thp_scan_test_walk_calls = 0;
+		thp_scan_test_zero_answer = c->zero_answer;
+		thp_scan_test_map_from = c->map_from;
+		thp_scan_test_map_to = c->map_to;
+		thp_scan_test_walk_mlocked = c->walk_mlocked;
+		thp_scan_test_walk_busy = c->walk_busy;
+		thp_scan_decide(&c->f, NULL, &probes, &w, &v);
+		KUNIT_EXPECT_EQ_MSG(test, c->want, v.d, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, c->new_order, v.new_order, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, c->zero_calls, thp_scan_test_zero_calls,
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, c->walk_calls, thp_scan_test_walk_calls,
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, c->zero_calls * 461, v.scanned, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, !!c->walk_calls, v.walked, "%s", c->name);
 	}
+}
+
+/*
+ * thp_scan off: the deferred split shrinker decides as 6.12's did, no
+ * walk: flagged folios split, the rest judged by the stock rule.
+ */
+static void thp_scan_test_decide_stock(struct kunit *test)
+{
+	static const struct thp_scan_probes probes = {
+		.zero_scan = thp_scan_test_zero_fake,
+		.rmap_walk = thp_scan_test_walk_fake,
+	};
+	struct thp_scan_facts f = {
+		.order = 9, .stock = true, .mapped = true, .flagged = true,
+		.looks_partial = false, .pinned = true, .judge = true,
+	};
+	struct thp_scan_walk w = { };
+	struct thp_scan_verdict v;
+
+	thp_scan_test_walk_calls = 0;
+	thp_scan_test_zero_calls = 0;
+	thp_scan_test_zero_answer = true;
+	thp_scan_decide(&f, NULL, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_SPLIT_PARTIAL, v.d);
+	KUNIT_EXPECT_EQ(test, 0u, v.new_order);
+	f.flagged = false;
+	thp_scan_decide(&f, NULL, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_SPLIT_UNDERUSED, v.d);
+	thp_scan_test_zero_answer = false;
+	thp_scan_decide(&f, NULL, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_KEEP_USED, v.d);
+	f.judge = false;
+	thp_scan_decide(&f, NULL, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_KEEP_SKIPPED, v.d);
+	KUNIT_EXPECT_EQ(test, 0u, thp_scan_test_walk_calls);
+	KUNIT_EXPECT_EQ(test, 2u, thp_scan_test_zero_calls);
+}
+
+/*
+ * The split order from a bitmap of mapped subpages: the largest order at
+ * which every aligned block is mapped whole or not at all.
+ */
+static void thp_scan_test_split_order(struct kunit *test)
+{
+	static const struct {
+		unsigned int order, from, to, want;
+	} cases[] = {
+		{ 9, 0, 256, 8 }, { 9, 256, 512, 8 }, { 9, 0, 128, 7 },
+		{ 9, 128, 384, 7 }, { 9, 0, 4, 2 }, { 9, 4, 8, 2 },
+		{ 9, 0, 3, 0 }, { 9, 2, 4, 0 }, { 9, 1, 511, 0 },
+		{ 4, 0, 8, 3 }, { 4, 0, 4, 2 }, { 4, 8, 12, 2 }, { 4, 0, 2, 0 },
+		{ 2, 0, 2, 0 }, { 3, 0, 4, 2 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		bitmap_zero(thp_scan_test_bitmap, 512);
+		bitmap_set(thp_scan_test_bitmap, cases[i].from, cases[i].to - cases[i].from);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].want,
+				    thp_scan_split_order(thp_scan_test_bitmap, cases[i].order),
+				    "order %u, [%u, %u) mapped", cases[i].order,
+				    cases[i].from, cases[i].to);
+	}
+	/* Two mapped blocks of 64 apart: order 6. */
+	bitmap_zero(thp_scan_test_bitmap, 512);
+	bitmap_set(thp_scan_test_bitmap, 64, 64);
+	bitmap_set(thp_scan_test_bitmap, 256, 64);
+	KUNIT_EXPECT_EQ(test, 6u, thp_scan_split_order(thp_scan_test_bitmap, 9));
 }
 
 /* A private queue for the tests below, with folios that are not mapped. */
@@ -622,6 +773,8 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_zero_scan),
 	KUNIT_CASE(thp_scan_test_underused_zero_pct_store),
 	KUNIT_CASE(thp_scan_test_decide),
+	KUNIT_CASE(thp_scan_test_decide_stock),
+	KUNIT_CASE(thp_scan_test_split_order),
 	KUNIT_CASE(thp_scan_test_queue_order),
 	KUNIT_CASE(thp_scan_test_queue_age),
 	KUNIT_CASE(thp_scan_test_queue_partial_retry),

@@ -14,7 +14,11 @@
 	EM(THP_SCAN_SPLIT_PARTIAL,	"split_partially_mapped")	\
 	EM(THP_SCAN_KEEP_UNMAPPED,	"keep_unmapped")		\
 	EM(THP_SCAN_KEEP_SKIPPED,	"keep_not_judged")		\
-	EMe(THP_SCAN_KEEP_LOCKED,	"keep_locked")
+	EM(THP_SCAN_KEEP_LOCKED,	"keep_locked")			\
+	EM(THP_SCAN_KEEP_NOT_PARTIAL,	"keep_not_partial")		\
+	EM(THP_SCAN_KEEP_BUSY,		"keep_rmap_busy")		\
+	EM(THP_SCAN_KEEP_MLOCKED,	"keep_mlocked")			\
+	EMe(THP_SCAN_KEEP_PINNED,	"keep_pinned")
 
 #undef EM
 #undef EMe
@@ -55,20 +59,26 @@ TRACE_EVENT(thp_scan_decision,
 		      __print_symbolic(__entry->decision, THP_SCAN_DECISIONS))
 );
 
-/* The result of a split that thp_scan decided on: 0, or a negative errno. */
+/*
+ * The result of a split that thp_scan decided on, to folios of new_order
+ * (0: base pages): 0, or a negative errno.
+ */
 TRACE_EVENT(thp_scan_split,
-	    TP_PROTO(unsigned long pfn, unsigned int order, int decision, int ret),
-	    TP_ARGS(pfn, order, decision, ret),
+	    TP_PROTO(unsigned long pfn, unsigned int order, unsigned int new_order,
+		     int decision, int ret),
+	    TP_ARGS(pfn, order, new_order, decision, ret),
 	    TP_STRUCT__entry(__field(unsigned long, pfn)
 			     __field(unsigned int, order)
+			     __field(unsigned int, new_order)
 			     __field(int, decision)
 			     __field(int, ret)),
 	    TP_fast_assign(__entry->pfn = pfn;
 			   __entry->order = order;
+			   __entry->new_order = new_order;
 			   __entry->decision = decision;
 			   __entry->ret = ret;),
-	    TP_printk("pfn=0x%lx order=%u decision=%s ret=%d",
-		      __entry->pfn, __entry->order,
+	    TP_printk("pfn=0x%lx order=%u new_order=%u decision=%s ret=%d",
+		      __entry->pfn, __entry->order, __entry->new_order,
 		      __print_symbolic(__entry->decision, THP_SCAN_DECISIONS),
 		      __entry->ret)
 );

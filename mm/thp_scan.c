@@ -84,6 +84,19 @@ static unsigned int thp_scan_collapse_max_new_pct __read_mostly = 12;
 #define THP_SCAN_PRESSURE_FACTOR	4
 
 /*
+ * How long a folio newly flagged partially mapped waits before kthpscand
+ * takes it: rmap flags a folio that one munmap() unmaps VMA by VMA between
+ * two VMAs, and the rest of the munmap() frees it.
+ */
+#define THP_SCAN_PARTIAL_DELAY_MS	100
+
+/*
+ * While nothing is queued kthpscand sleeps until a folio is queued; this
+ * bounds the sleep should a wake-up be missed (see thp_scan_queued()).
+ */
+#define THP_SCAN_IDLE_TIMEOUT_MS	(60 * MSEC_PER_SEC)
+
+/*
  * Set while the "auto" THP policy sees memory under pressure
  * (mm/thp_auto.c): kthpscand then works harder, see thp_scan_round().
  */
@@ -214,6 +227,7 @@ struct thp_scan_walk {
 	unsigned long *mapped;	/* the subpages some page table maps */
 	unsigned int nr_mapped;	/* how many */
 	unsigned int nr_vmas;	/* the mappings it visited */
+	unsigned int nr_entries; /* the page table entries it found */
 	bool mlocked;		/* a split would map no zero subpage away */
 };
 
@@ -366,6 +380,7 @@ static bool thp_scan_rmap_one(struct folio *folio, struct vm_area_struct *vma,
 	while (page_vma_mapped_walk(&pvmw)) {
 		unsigned long pfn;
 
+		w->nr_entries++;
 		if (!pvmw.pte) {
 			/* Mapped by a PMD: every subpage. */
 			bitmap_fill(w->mapped, nr);
@@ -401,6 +416,7 @@ static int thp_scan_rmap_walk(struct folio *folio, struct thp_scan_walk *w)
 		bitmap_zero(w->mapped, nr);
 	}
 	w->nr_vmas = 0;
+	w->nr_entries = 0;
 	w->mlocked = folio_test_mlocked(folio);
 	rmap_walk(folio, &rwc);
 	if (rwc.contended)
@@ -466,18 +482,42 @@ void thp_scan_enqueue(struct deferred_split *q, struct folio *folio)
 }
 
 /**
- * thp_scan_queued - a folio was queued; wake kthpscand if it is idle
+ * thp_scan_move_partial - a queued folio was just flagged partially mapped
+ * @q: the queue of @folio, whose lock the caller holds
+ * @folio: the folio, on one of @q's lists
  *
- * Called after the queue lock is dropped.  kthpscand sets thp_scan_idle
- * before it looks at the queues under their locks; the unlock here and
- * the barrier order the queueing before the read of the flag.
+ * Moves it to the tail of split_queue, which kthpscand takes first, and
+ * stamps it with the time: it is due THP_SCAN_PARTIAL_DELAY_MS from now.
  */
-void thp_scan_queued(void)
+void thp_scan_move_partial(struct deferred_split *q, struct folio *folio)
 {
-	/* Pairs with the smp_mb() in thp_scan_sleep(). */
-	smp_mb();
-	if (unlikely(READ_ONCE(thp_scan_idle)) && !READ_ONCE(thp_scan_kicked) &&
-	    thp_scan_is_enabled())
+	lockdep_assert_held(&q->split_queue_lock);
+
+	folio->_thp_scan_stamp = jiffies;
+	list_move_tail(&folio->_deferred_list, &q->split_queue);
+}
+
+/**
+ * thp_scan_queued - a folio was queued; wake kthpscand if it must act
+ * @partial: the folio was just flagged partially mapped
+ *
+ * Called after the queue lock is dropped.  An idle kthpscand (sleeping
+ * because nothing was queued) is woken for any folio; a kthpscand in a
+ * timed sleep only for a partially mapped one, which must not wait for
+ * the end of a long sleep.  thp_scan_kicked makes it one wake-up a sleep.
+ *
+ * No barrier: kthpscand sets thp_scan_idle and then takes the lock of
+ * every queue to see if one is empty (thp_scan_any_queued()); we read it
+ * after releasing the lock of ours.  Whichever of the two took our lock
+ * last sees what the other did.  Only a queue that kthpscand's walk did
+ * not reach (a memcg created meanwhile) escapes this, and
+ * THP_SCAN_IDLE_TIMEOUT_MS bounds the cost of that.
+ */
+void thp_scan_queued(bool partial)
+{
+	if (READ_ONCE(thp_scan_kicked) || !thp_scan_is_enabled())
+		return;
+	if (unlikely(partial || READ_ONCE(thp_scan_idle)))
 		thp_scan_wake();
 }
 
@@ -486,11 +526,16 @@ void thp_scan_queued(void)
  * @folio: the folio, locked or exclusive to the caller
  *
  * Queues @folio for thp_scan, whatever its order from 2 on and whatever
- * made it: page fault, khugepaged collapse, swap-in.
+ * made it: page fault, khugepaged collapse, swap-in.  With thp_scan off,
+ * only what 6.12 queues: PMD-sized THPs, and only while underused ones
+ * may be split (shrink_underused).
  */
 void thp_scan_add_folio(struct folio *folio)
 {
 	if (folio_order(folio) < THP_SCAN_MIN_ORDER)
+		return;
+	if (!thp_scan_is_enabled() &&
+	    (!folio_test_pmd_mappable(folio) || !thp_split_underused()))
 		return;
 	count_vm_event(THP_SCAN_QUEUED);
 	count_mthp_stat(folio_order(folio), MTHP_STAT_THP_SCAN_QUEUED);
@@ -499,11 +544,13 @@ void thp_scan_add_folio(struct folio *folio)
 
 /* One pass over the queues: what it may still do and what it did. */
 struct thp_scan_round {
-	long budget;		/* subpages it may still look at */
+	long budget;		/* units of work it may still do */
 	unsigned long nr_folios; /* folios it may still take */
 	unsigned long min_age;	/* in jiffies, of the folios on order lists */
+	unsigned long partial_age; /* in jiffies, of those on split_queue */
 	unsigned long next_due;	/* when the youngest folio left is due */
 	bool have_next_due;
+	bool left_due;		/* left an order at its share with folios due */
 	int order;		/* the list being walked; 0: split_queue */
 	long stop;		/* leave the list when budget falls to this */
 	unsigned long taken;	/* folios taken off the queues */
@@ -584,6 +631,22 @@ again:
 	return folio;
 }
 
+/* Is the head of @head (a list of @q) at least @min_age jiffies old? */
+static bool thp_scan_head_due(struct deferred_split *q, struct list_head *head,
+			      unsigned long min_age)
+{
+	struct folio *folio;
+	unsigned long flags;
+	bool due = false;
+
+	spin_lock_irqsave(&q->split_queue_lock, flags);
+	folio = list_first_entry_or_null(head, struct folio, _deferred_list);
+	if (folio)
+		due = !time_before(jiffies, folio->_thp_scan_stamp + min_age);
+	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	return due;
+}
+
 /* Is any list of @q below @order non-empty?  A hint: no lock. */
 static bool thp_scan_lower_queued(struct deferred_split *q, int order)
 {
@@ -613,8 +676,8 @@ static struct folio *thp_scan_next(struct deferred_split *q,
 
 	while (r->budget > 0 && r->nr_folios) {
 		if (!r->order) {
-			/* A jiffy old: one whose split just failed waits. */
-			folio = thp_scan_take(q, &q->split_queue, 1, r);
+			folio = thp_scan_take(q, &q->split_queue,
+					      r->partial_age, r);
 			if (folio)
 				return folio;
 			r->order = THP_SCAN_MAX_ORDER + 1;
@@ -625,12 +688,33 @@ static struct folio *thp_scan_next(struct deferred_split *q,
 					      r->min_age, r);
 			if (folio)
 				return folio;
+		} else if (r->order <= THP_SCAN_MAX_ORDER &&
+			   thp_scan_head_due(q, thp_scan_list(q, r->order),
+					     r->min_age)) {
+			/* Left at its share with work due: not idle. */
+			r->left_due = true;
 		}
 		if (--r->order < THP_SCAN_MIN_ORDER)
 			break;
 		r->stop = thp_scan_lower_queued(q, r->order) ? r->budget / 3 : 0;
 	}
 	return NULL;
+}
+
+/*
+ * The work a decision did, against the round's budget: the folio taken,
+ * every subpage the zero scan read, every mapping and page table entry
+ * the rmap walk visited, and every one of the @split_nr subpages of a
+ * split, which unmaps and maps each of them again.
+ */
+static long thp_scan_cost(const struct thp_scan_verdict *v,
+			  const struct thp_scan_walk *w, unsigned int split_nr)
+{
+	long cost = 1 + v->scanned + split_nr;
+
+	if (v->walked)
+		cost += w->nr_vmas + w->nr_entries;
+	return cost;
 }
 
 /* Counters of a decision and of a split, global and per size. */
@@ -695,7 +779,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 				v.d);
 	thp_scan_count(order, THP_SCAN_SCANNED, MTHP_STAT_THP_SCAN_SCANNED);
 	count_vm_events(THP_SCAN_PAGES_SCANNED, v.scanned);
-	r->budget -= v.scanned + 1;
+	r->budget -= thp_scan_cost(&v, &w, 0);
 	r->nr_folios--;
 	bitmap_free(w.mapped);
 
@@ -705,6 +789,8 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 		ret = split_huge_page_to_list_to_order(&folio->page, NULL,
 						       v.new_order);
 		trace_thp_scan_split(pfn, order, v.new_order, v.d, ret);
+		/* What thp_scan_cost() charges a split, on top of the rest. */
+		r->budget -= nr;
 		if (ret) {
 			thp_scan_count(order, THP_SCAN_SPLIT_FAILED_PAGE,
 				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
@@ -786,6 +872,7 @@ unsigned long thp_scan_shrink(struct deferred_split *q,
 		.budget = LONG_MAX,
 		.nr_folios = nr_to_scan,
 		.min_age = 1,
+		.partial_age = 1,
 	};
 
 	thp_scan_queue(q, &r);
@@ -793,8 +880,39 @@ unsigned long thp_scan_shrink(struct deferred_split *q,
 }
 
 /*
- * One round of kthpscand: every node's queue, then every memcg's, until
- * the budget is spent.  Returns whether some folio is due now; sets
+ * Where kthpscand's next round starts: a position in the sequence of
+ * queues a round walks (every node's, then every memcg's in
+ * mem_cgroup_iter() order), so that a round that runs out of budget does
+ * not leave the queues after it waiting behind the ones before it.  A
+ * memcg created or removed shifts the positions after it: a queue may get
+ * its turn a round early or late, and never starves.  Only kthpscand uses
+ * it.
+ */
+static unsigned long thp_scan_cursor;
+
+/*
+ * Visit the queue at position @pos in pass @pass of a round that started
+ * at @start: pass 0 takes the positions from @start on, pass 1 those
+ * before it.  Returns true when the budget is spent, with the cursor
+ * moved past @pos.
+ */
+static bool thp_scan_visit(struct deferred_split *q, unsigned long pos,
+			   int pass, unsigned long start,
+			   struct thp_scan_round *r)
+{
+	if ((pass == 0) != (pos >= start))
+		return false;
+	thp_scan_queue(q, r);
+	if (r->budget > 0)
+		return false;
+	thp_scan_cursor = pos + 1;
+	return true;
+}
+
+/*
+ * One round of kthpscand: every queue once, from the cursor on, until the
+ * budget is spent.  Returns whether some folio is due now (the budget ran
+ * out, or some order was left at its share with folios due); sets
  * *@next_due when none is but some will be.
  */
 static bool thp_scan_round(unsigned long *next_due, bool *have_next_due)
@@ -805,28 +923,36 @@ static bool thp_scan_round(unsigned long *next_due, bool *have_next_due)
 		.nr_folios = ULONG_MAX,
 		/* At least a jiffy: a folio kept now is not taken again now. */
 		.min_age = max(1UL, msecs_to_jiffies(age_ms)),
+		.partial_age = max(1UL, msecs_to_jiffies(min(age_ms,
+						THP_SCAN_PARTIAL_DELAY_MS))),
 	};
+	unsigned long start = thp_scan_cursor, pos;
 	struct mem_cgroup *memcg;
-	int nid;
+	int nid, pass;
 
 	if (READ_ONCE(thp_scan_pressure))
 		r.budget *= THP_SCAN_PRESSURE_FACTOR;
 
-	for_each_online_node(nid)
-		thp_scan_queue(&NODE_DATA(nid)->deferred_split_queue, &r);
-	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
-	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+	for (pass = 0; pass < 2; pass++) {
+		pos = 0;
+		for_each_online_node(nid)
+			if (thp_scan_visit(&NODE_DATA(nid)->deferred_split_queue,
+					   pos++, pass, start, &r))
+				return true;
 #ifdef CONFIG_MEMCG
-		thp_scan_queue(&memcg->deferred_split_queue, &r);
-#endif
-		if (r.budget <= 0) {
-			mem_cgroup_iter_break(NULL, memcg);
-			return true;
+		for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+		     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+			if (thp_scan_visit(&memcg->deferred_split_queue, pos++,
+					   pass, start, &r)) {
+				mem_cgroup_iter_break(NULL, memcg);
+				return true;
+			}
 		}
+#endif
 	}
 	*next_due = r.next_due;
 	*have_next_due = r.have_next_due;
-	return r.budget <= 0;
+	return r.left_due;
 }
 
 /* Is any folio on any queue?  Under each queue's lock: see thp_scan_queued(). */
@@ -863,19 +989,29 @@ static bool thp_scan_any_queued(void)
 
 /*
  * Sleep after a round: scan_sleep_millisecs at least, until the next folio
- * is due if none is now, and without a timeout while nothing is queued or
- * thp_scan is off.  Knob writes and new folios wake it (thp_scan_wake()).
+ * is due if none is now, without a timeout while thp_scan is off, and up
+ * to THP_SCAN_IDLE_TIMEOUT_MS while nothing is queued.  Knob writes, new
+ * folios while idle and new partially mapped folios wake it
+ * (thp_scan_wake()).
  */
 static void thp_scan_sleep(bool busy, unsigned long next_due, bool have_next_due)
 {
 	long timeout = msecs_to_jiffies(READ_ONCE(thp_scan_sleep_millisecs));
 
 	WRITE_ONCE(thp_scan_idle, true);
-	/* Pairs with the smp_mb() in thp_scan_queued(). */
+	/*
+	 * Orders the store above before the queue locks taken by
+	 * thp_scan_any_queued(): see thp_scan_queued().
+	 */
 	smp_mb();
-	if (!thp_scan_is_enabled() || (!busy && !thp_scan_any_queued())) {
+	if (!thp_scan_is_enabled()) {
 		wait_event_freezable(thp_scan_wait, READ_ONCE(thp_scan_kicked) ||
 				     kthread_should_stop());
+	} else if (!busy && !thp_scan_any_queued()) {
+		wait_event_freezable_timeout(thp_scan_wait,
+					     READ_ONCE(thp_scan_kicked) ||
+					     kthread_should_stop(),
+					     msecs_to_jiffies(THP_SCAN_IDLE_TIMEOUT_MS));
 	} else {
 		/* Folios queued now need no wake-up: they are not due yet. */
 		unsigned long now = jiffies;
@@ -928,6 +1064,16 @@ void __init thp_scan_init(void)
 		return;
 	}
 	thp_scan_thread = t;
+}
+
+/**
+ * thp_scan_stop - stop kthpscand, on the error path of THP's init
+ */
+void __init thp_scan_stop(void)
+{
+	if (thp_scan_thread)
+		kthread_stop(thp_scan_thread);
+	thp_scan_thread = NULL;
 }
 
 /* Which knob sets the collapse limit (collapse_max_ptes_none in sysfs). */

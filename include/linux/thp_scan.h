@@ -36,11 +36,13 @@ enum thp_scan_decision {
 int __init thp_scan_sysfs_init(struct kobject *hugepage_kobj);
 void __init thp_scan_sysfs_exit(struct kobject *hugepage_kobj);
 void __init thp_scan_init(void);
+void __init thp_scan_stop(void);
 void thp_scan_set_pressure(bool pressure);
 bool thp_scan_is_enabled(void);
 void thp_scan_init_queue(struct deferred_split *q);
 void thp_scan_enqueue(struct deferred_split *q, struct folio *folio);
-void thp_scan_queued(void);
+void thp_scan_move_partial(struct deferred_split *q, struct folio *folio);
+void thp_scan_queued(bool partial);
 void thp_scan_add_folio(struct folio *folio);
 void thp_scan_requeue(struct folio *folio, bool not_partial);
 unsigned long thp_scan_shrink(struct deferred_split *q,
@@ -62,6 +64,10 @@ static inline void thp_scan_init(void)
 {
 }
 
+static inline void thp_scan_stop(void)
+{
+}
+
 static inline void thp_scan_set_pressure(bool pressure)
 {
 }
@@ -75,7 +81,7 @@ static inline void thp_scan_init_queue(struct deferred_split *q)
 {
 }
 
-static inline void thp_scan_queued(void)
+static inline void thp_scan_queued(bool partial)
 {
 }
 

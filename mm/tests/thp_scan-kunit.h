@@ -522,14 +522,16 @@ static void thp_scan_test_queue_age(struct kunit *test)
 }
 
 /*
- * A partially mapped folio is taken at once, but not in the jiffy it was
- * put back in (after a failed split): it cannot use up a round.
+ * A partially mapped folio is taken once its short delay is over, long
+ * before the minimum age, but not before: not in the moment it was put
+ * back in (after a failed split), so it cannot use up a round.
  */
 static void thp_scan_test_queue_partial_retry(struct kunit *test)
 {
 	struct deferred_split *q = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 100 * HZ,
+		.partial_age = HZ / 10 ?: 1,
 	};
 	struct folio *folio, *taken;
 
@@ -541,7 +543,7 @@ static void thp_scan_test_queue_partial_retry(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
 	KUNIT_EXPECT_FALSE(test, list_empty(&folio->_deferred_list));
 
-	folio->_thp_scan_stamp = jiffies - 1;
+	folio->_thp_scan_stamp = jiffies - r.partial_age;
 	r.order = 0;
 	taken = thp_scan_next(q, &r);
 	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
@@ -607,7 +609,55 @@ static void thp_scan_test_queue_share(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 4u, nr[2]);
 	KUNIT_EXPECT_EQ(test, 12u, n);
 	KUNIT_EXPECT_EQ(test, 12, q->split_queue_len);
+	/* Order 4 was left at its share with folios due: the round is busy. */
+	KUNIT_EXPECT_TRUE(test, r.left_due);
 	thp_scan_test_drain(q, taken, n);
+}
+
+/*
+ * One order alone queued, all of it taken within the budget: the round
+ * is not busy; with too small a budget it ends busy (budget spent).
+ */
+static void thp_scan_test_queue_not_left(struct kunit *test)
+{
+	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_round r = {
+		.budget = 120, .nr_folios = ULONG_MAX, .min_age = 1,
+	};
+	struct folio *taken[4], *folio;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < 4; i++) {
+		if (!thp_scan_test_add(test, q, 4, false, HZ)) {
+			thp_scan_test_drain(q, taken, 0);
+			kunit_skip(test, "folio allocation failed");
+		}
+	}
+	while (n < ARRAY_SIZE(taken) && (folio = thp_scan_next(q, &r))) {
+		taken[n++] = folio;
+		r.budget -= 10;
+	}
+	KUNIT_EXPECT_EQ(test, 4u, n);
+	KUNIT_EXPECT_FALSE(test, r.left_due);
+	KUNIT_EXPECT_EQ(test, 80, r.budget);
+	thp_scan_test_drain(q, taken, n);
+}
+
+/*
+ * Every unit of work is charged: the folio, the zero scan, the rmap walk
+ * (mappings and entries), and a split at one unit a subpage.
+ */
+static void thp_scan_test_cost(struct kunit *test)
+{
+	struct thp_scan_verdict v = { .scanned = 462 };
+	struct thp_scan_walk w = { .nr_vmas = 2, .nr_entries = 300 };
+
+	KUNIT_EXPECT_EQ(test, 463L, thp_scan_cost(&v, &w, 0));
+	KUNIT_EXPECT_EQ(test, 975L, thp_scan_cost(&v, &w, 512));
+	v.walked = true;
+	KUNIT_EXPECT_EQ(test, 765L, thp_scan_cost(&v, &w, 0));
+	v.scanned = 0;
+	KUNIT_EXPECT_EQ(test, 815L, thp_scan_cost(&v, &w, 512));
 }
 
 /* The unsigned knobs take their range and nothing else. */
@@ -780,6 +830,8 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_queue_partial_retry),
 	KUNIT_CASE(thp_scan_test_queue_busy),
 	KUNIT_CASE(thp_scan_test_queue_share),
+	KUNIT_CASE(thp_scan_test_queue_not_left),
+	KUNIT_CASE(thp_scan_test_cost),
 	KUNIT_CASE(thp_scan_test_uint_knobs),
 	KUNIT_CASE(thp_scan_test_collapse_limit),
 	KUNIT_CASE(thp_scan_test_collapse_below_split),

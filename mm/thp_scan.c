@@ -900,7 +900,7 @@ static bool thp_scan_visit(struct deferred_split *q, unsigned long pos,
 			   int pass, unsigned long start,
 			   struct thp_scan_round *r)
 {
-	if ((pass == 0) != (pos >= start))
+	if (pass == 0 ? pos < start : pos >= start)
 		return false;
 	thp_scan_queue(q, r);
 	if (r->budget > 0)

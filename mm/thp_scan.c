@@ -430,11 +430,16 @@ static int thp_scan_rmap_walk(struct folio *folio, struct thp_scan_walk *w)
  *
  * A queue is 6.12's struct deferred_split, one per node and one per memcg:
  * split_queue holds the folios known to be partially mapped, scanned
- * first; scan_queue[] one list per order, each in LRU order.  A folio
- * joins the tail of its list stamped with the time (folio->_thp_scan_stamp),
- * the scanner takes from the head, and a folio scanned and kept goes back
- * to the tail with a new stamp: each list is sorted by stamp, and the
- * scanner stops at the first folio younger than the minimum age.
+ * first; then two lists per order, each in LRU order: scan_queue[] the
+ * folios never looked at, kept_queue[] those looked at and kept.  A folio
+ * joins the tail of its list stamped with the time (folio->_thp_scan_stamp,
+ * whose lowest bit says it is on a kept list), the scanner takes from the
+ * heads, and a folio scanned and kept goes to the tail of its kept list
+ * with a new stamp: each list is sorted by stamp, and the scanner stops at
+ * the first folio younger than the minimum age.  kthpscand takes the older
+ * of the two heads of an order; the shrinker takes new folios at any age
+ * and kept ones only after the minimum age, so that reclaim does not
+ * zero-scan the same dense THPs again on every pass.
  *
  * All under split_queue_lock.  The scanner takes one folio at a time off
  * its list, with a reference held, and works on it on no list at all, so
@@ -443,10 +448,31 @@ static int thp_scan_rmap_walk(struct folio *folio, struct thp_scan_walk *w)
  * the lock, by whoever sees it first.
  */
 
+/* The lowest bit of folio->_thp_scan_stamp: the folio is on a kept list. */
+#define THP_SCAN_STAMP_KEPT	1UL
+
 static struct list_head *thp_scan_list(struct deferred_split *q,
 				       unsigned int order)
 {
 	return &q->scan_queue[order - THP_SCAN_MIN_ORDER];
+}
+
+static struct list_head *thp_scan_kept_list(struct deferred_split *q,
+					    unsigned int order)
+{
+	return &q->kept_queue[order - THP_SCAN_MIN_ORDER];
+}
+
+/* Stamp @folio with the time, and with whether it goes on a kept list. */
+static void thp_scan_stamp(struct folio *folio, bool kept)
+{
+	folio->_thp_scan_stamp = (jiffies & ~THP_SCAN_STAMP_KEPT) |
+				 (kept ? THP_SCAN_STAMP_KEPT : 0);
+}
+
+static bool thp_scan_is_kept(struct folio *folio)
+{
+	return folio->_thp_scan_stamp & THP_SCAN_STAMP_KEPT;
 }
 
 /**
@@ -457,28 +483,76 @@ void thp_scan_init_queue(struct deferred_split *q)
 {
 	int i;
 
-	for (i = 0; i < THP_SCAN_NR_LISTS; i++)
+	for (i = 0; i < THP_SCAN_NR_LISTS; i++) {
 		INIT_LIST_HEAD(&q->scan_queue[i]);
+		INIT_LIST_HEAD(&q->kept_queue[i]);
+	}
+	q->nr_kept = 0;
 }
 
 /**
  * thp_scan_enqueue - put a large folio at the tail of its list
  * @q: the queue of @folio's memcg or node, whose lock the caller holds
  * @folio: a folio of order >= 2 that is on no list
+ * @kept: thp_scan looked at it and kept it
  *
  * A folio flagged partially mapped goes to split_queue, any other to the
- * list of its order; either is stamped with the time it joined.
+ * new or the kept list of its order; either is stamped with the time it
+ * joined.  The caller counts it in split_queue_len.
  */
-void thp_scan_enqueue(struct deferred_split *q, struct folio *folio)
+void thp_scan_enqueue(struct deferred_split *q, struct folio *folio, bool kept)
 {
 	lockdep_assert_held(&q->split_queue_lock);
 
-	folio->_thp_scan_stamp = jiffies;
-	if (folio_test_partially_mapped(folio))
+	if (folio_test_partially_mapped(folio)) {
+		thp_scan_stamp(folio, false);
 		list_add_tail(&folio->_deferred_list, &q->split_queue);
-	else
+	} else if (kept) {
+		thp_scan_stamp(folio, true);
+		list_add_tail(&folio->_deferred_list,
+			      thp_scan_kept_list(q, folio_order(folio)));
+		q->nr_kept++;
+	} else {
+		thp_scan_stamp(folio, false);
 		list_add_tail(&folio->_deferred_list,
 			      thp_scan_list(q, folio_order(folio)));
+	}
+}
+
+/**
+ * thp_scan_dequeue - take a large folio off its list
+ * @q: the queue of @folio, whose lock the caller holds
+ * @folio: a folio on one of @q's lists
+ */
+void thp_scan_dequeue(struct deferred_split *q, struct folio *folio)
+{
+	lockdep_assert_held(&q->split_queue_lock);
+
+	list_del_init(&folio->_deferred_list);
+	q->split_queue_len--;
+	if (thp_scan_is_kept(folio)) {
+		q->nr_kept--;
+		folio->_thp_scan_stamp &= ~THP_SCAN_STAMP_KEPT;
+	}
+}
+
+/**
+ * thp_scan_count_objects - what the deferred split shrinker may free
+ * @q: a queue
+ *
+ * Return: with thp_scan on, the folios the shrinker may take at once:
+ * the partially mapped ones and those never looked at (the kept ones wait
+ * for their minimum age); with it off, every queued folio, as in 6.12.
+ */
+unsigned long thp_scan_count_objects(struct deferred_split *q)
+{
+	unsigned long len = READ_ONCE(q->split_queue_len);
+	unsigned long kept = READ_ONCE(q->nr_kept);
+
+	if (!thp_scan_is_enabled())
+		return len;
+	/* Two racy reads: never less than nothing. */
+	return len > kept ? len - kept : 0;
 }
 
 /**
@@ -493,7 +567,9 @@ void thp_scan_move_partial(struct deferred_split *q, struct folio *folio)
 {
 	lockdep_assert_held(&q->split_queue_lock);
 
-	folio->_thp_scan_stamp = jiffies;
+	if (thp_scan_is_kept(folio))
+		q->nr_kept--;
+	thp_scan_stamp(folio, false);
 	list_move_tail(&folio->_deferred_list, &q->split_queue);
 }
 
@@ -546,7 +622,8 @@ void thp_scan_add_folio(struct folio *folio)
 struct thp_scan_round {
 	long budget;		/* units of work it may still do */
 	unsigned long nr_folios; /* folios it may still take */
-	unsigned long min_age;	/* in jiffies, of the folios on order lists */
+	unsigned long min_age;	/* in jiffies, of the folios on kept lists */
+	unsigned long new_age;	/* in jiffies, of those on new lists */
 	unsigned long partial_age; /* in jiffies, of those on split_queue */
 	unsigned long next_due;	/* when the youngest folio left is due */
 	bool have_next_due;
@@ -557,11 +634,53 @@ struct thp_scan_round {
 	unsigned long split;	/* folios split */
 };
 
+/* A list to take folios from, and how old they must be. */
+struct thp_scan_src {
+	struct list_head *head;
+	unsigned long min_age;	/* in jiffies; 0: any age */
+};
+
 /*
- * Take the head of @head off @q if it is at least @min_age jiffies old,
- * with a reference and its lock; NULL when the list is empty or its head
- * too young.  A folio on its way to be freed (no reference to be had) is
- * unlinked and passed over; one whose lock is taken is left at the tail.
+ * Of the heads of the @nr lists @src of @q, the oldest that is due, or
+ * NULL; notes in @r when the others will be due.
+ */
+static struct folio *thp_scan_pick(const struct thp_scan_src *src, int nr,
+				   struct list_head **from,
+				   struct thp_scan_round *r)
+{
+	struct folio *pick = NULL, *folio;
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		folio = list_first_entry_or_null(src[i].head, struct folio,
+						 _deferred_list);
+		if (!folio)
+			continue;
+		if (src[i].min_age) {
+			unsigned long due = folio->_thp_scan_stamp + src[i].min_age;
+
+			if (time_before(jiffies, due)) {
+				if (!r->have_next_due ||
+				    time_before(due, r->next_due))
+					r->next_due = due;
+				r->have_next_due = true;
+				continue;
+			}
+		}
+		if (!pick || time_before(folio->_thp_scan_stamp,
+					 pick->_thp_scan_stamp)) {
+			pick = folio;
+			*from = src[i].head;
+		}
+	}
+	return pick;
+}
+
+/*
+ * Take the oldest head of the @nr lists @src of @q that is due, with a
+ * reference and its lock; NULL when none is.  A folio on its way to be
+ * freed (no reference to be had) is unlinked and passed over; one whose
+ * lock is taken is left at the tail of its list.
  *
  * Holding the folio lock until the folio is back on its queue keeps out
  * what changes its queue without the queue lock: migration (which decides
@@ -569,34 +688,20 @@ struct thp_scan_round {
  * a memcg v1 charge move.
  */
 static struct folio *thp_scan_take(struct deferred_split *q,
-				   struct list_head *head,
-				   unsigned long min_age,
+				   const struct thp_scan_src *src, int nr,
 				   struct thp_scan_round *r)
 {
 	struct folio *folio, *busy;
+	struct list_head *from;
 	unsigned long flags;
 
 again:
 	busy = NULL;
 	spin_lock_irqsave(&q->split_queue_lock, flags);
-	while ((folio = list_first_entry_or_null(head, struct folio,
-						 _deferred_list))) {
-		if (min_age) {
-			unsigned long due = folio->_thp_scan_stamp + min_age;
-
-			if (time_before(jiffies, due)) {
-				if (!r->have_next_due ||
-				    time_before(due, r->next_due))
-					r->next_due = due;
-				r->have_next_due = true;
-				folio = NULL;
-				break;
-			}
-		}
+	while ((folio = thp_scan_pick(src, nr, &from, r))) {
 		if (!folio_try_get(folio)) {
 			/* Lost the race with folio_put(), as in 6.12. */
-			list_del_init(&folio->_deferred_list);
-			q->split_queue_len--;
+			thp_scan_dequeue(q, folio);
 			if (folio_test_partially_mapped(folio)) {
 				folio_clear_partially_mapped(folio);
 				mod_mthp_stat(folio_order(folio),
@@ -605,13 +710,12 @@ again:
 			continue;
 		}
 		if (folio_trylock(folio)) {
-			list_del_init(&folio->_deferred_list);
-			q->split_queue_len--;
+			thp_scan_dequeue(q, folio);
 			break;
 		}
 		/* Busy: to the tail, not to be taken again in this jiffy. */
-		folio->_thp_scan_stamp = jiffies;
-		list_move_tail(&folio->_deferred_list, head);
+		thp_scan_stamp(folio, thp_scan_is_kept(folio));
+		list_move_tail(&folio->_deferred_list, from);
 		busy = folio;
 		folio = NULL;
 		break;
@@ -623,7 +727,9 @@ again:
 					THP_SCAN_KEEP_LOCKED);
 		/* Not under the queue lock: this may be the last reference. */
 		folio_put(busy);
-		if (--r->budget > 0)
+		/* It counts as a folio taken, lest a locked folio be retried forever. */
+		r->nr_folios--;
+		if (--r->budget > 0 && r->nr_folios)
 			goto again;
 	}
 	if (folio)
@@ -654,7 +760,8 @@ static bool thp_scan_lower_queued(struct deferred_split *q, int order)
 
 	for (o = THP_SCAN_MIN_ORDER; o < order; o++) {
 		/* Racy, and fine: a wrong answer only shifts the shares. */
-		if (!data_race(list_empty(thp_scan_list(q, o))))
+		if (!data_race(list_empty(thp_scan_list(q, o))) ||
+		    !data_race(list_empty(thp_scan_kept_list(q, o))))
 			return true;
 	}
 	return false;
@@ -675,24 +782,31 @@ static struct folio *thp_scan_next(struct deferred_split *q,
 	struct folio *folio;
 
 	while (r->budget > 0 && r->nr_folios) {
+		struct thp_scan_src src[2];
+
 		if (!r->order) {
-			folio = thp_scan_take(q, &q->split_queue,
-					      r->partial_age, r);
+			src[0].head = &q->split_queue;
+			src[0].min_age = r->partial_age;
+			folio = thp_scan_take(q, src, 1, r);
 			if (folio)
 				return folio;
 			r->order = THP_SCAN_MAX_ORDER + 1;
 			r->stop = r->budget;
 		}
-		if (r->budget > r->stop) {
-			folio = thp_scan_take(q, thp_scan_list(q, r->order),
-					      r->min_age, r);
-			if (folio)
-				return folio;
-		} else if (r->order <= THP_SCAN_MAX_ORDER &&
-			   thp_scan_head_due(q, thp_scan_list(q, r->order),
-					     r->min_age)) {
-			/* Left at its share with work due: not idle. */
-			r->left_due = true;
+		if (r->order <= THP_SCAN_MAX_ORDER) {
+			src[0].head = thp_scan_list(q, r->order);
+			src[0].min_age = r->new_age;
+			src[1].head = thp_scan_kept_list(q, r->order);
+			src[1].min_age = r->min_age;
+			if (r->budget > r->stop) {
+				folio = thp_scan_take(q, src, 2, r);
+				if (folio)
+					return folio;
+			} else if (thp_scan_head_due(q, src[0].head, src[0].min_age) ||
+				   thp_scan_head_due(q, src[1].head, src[1].min_age)) {
+				/* Left at its share with work due: not idle. */
+				r->left_due = true;
+			}
 		}
 		if (--r->order < THP_SCAN_MIN_ORDER)
 			break;
@@ -860,18 +974,22 @@ static void thp_scan_queue(struct deferred_split *q, struct thp_scan_round *r)
  * @q: the queue of the node or memcg being reclaimed from
  * @nr_to_scan: how many folios to take
  *
- * Under reclaim, folios are due whatever their age, but a folio kept (or
- * whose split failed) in this jiffy is not taken again.
+ * Under reclaim, partially mapped folios and folios never looked at are
+ * due whatever their age (a jiffy at least, so that one whose split just
+ * failed is not taken again at once), and folios looked at and kept only
+ * after min_age_millisecs, as for kthpscand.
  *
  * Return: how many folios were split.
  */
 unsigned long thp_scan_shrink(struct deferred_split *q,
 			      unsigned long nr_to_scan)
 {
+	unsigned int age_ms = READ_ONCE(thp_scan_min_age_millisecs);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX,
 		.nr_folios = nr_to_scan,
-		.min_age = 1,
+		.min_age = max(1UL, msecs_to_jiffies(age_ms)),
+		.new_age = 1,
 		.partial_age = 1,
 	};
 
@@ -923,6 +1041,7 @@ static bool thp_scan_round(unsigned long *next_due, bool *have_next_due)
 		.nr_folios = ULONG_MAX,
 		/* At least a jiffy: a folio kept now is not taken again now. */
 		.min_age = max(1UL, msecs_to_jiffies(age_ms)),
+		.new_age = max(1UL, msecs_to_jiffies(age_ms)),
 		.partial_age = max(1UL, msecs_to_jiffies(min(age_ms,
 						THP_SCAN_PARTIAL_DELAY_MS))),
 	};

@@ -398,6 +398,16 @@ static struct deferred_split *thp_scan_test_queue(struct kunit *test)
 	return q;
 }
 
+/*
+ * Stamp a queued @folio with the time @when, as if queued then: its list
+ * (the stamp's lowest bit) stays as it is.
+ */
+static void thp_scan_test_stamp(struct folio *folio, unsigned long when)
+{
+	folio->_thp_scan_stamp = (when & ~THP_SCAN_STAMP_KEPT) |
+				 (folio->_thp_scan_stamp & THP_SCAN_STAMP_KEPT);
+}
+
 /* Queue a new folio of @order, stamped @age jiffies ago. */
 static struct folio *thp_scan_test_add(struct kunit *test,
 				       struct deferred_split *q,
@@ -412,9 +422,9 @@ static struct folio *thp_scan_test_add(struct kunit *test,
 	if (partial)
 		folio_set_partially_mapped(folio);
 	spin_lock_irqsave(&q->split_queue_lock, flags);
-	thp_scan_enqueue(q, folio);
+	thp_scan_enqueue(q, folio, false);
 	q->split_queue_len++;
-	folio->_thp_scan_stamp = jiffies - age;
+	thp_scan_test_stamp(folio, jiffies - age);
 	spin_unlock_irqrestore(&q->split_queue_lock, flags);
 	return folio;
 }
@@ -461,7 +471,8 @@ static void thp_scan_test_queue_order(struct kunit *test)
 	static const unsigned int want[] = { 4, 2, 1, 3, 0, 5 };
 	struct deferred_split *q = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 50,
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
+		.min_age = 50, .new_age = 50,
 	};
 	struct folio *folios[ARRAY_SIZE(add)], *taken[ARRAY_SIZE(add)];
 	unsigned int i, n = 0;
@@ -501,7 +512,8 @@ static void thp_scan_test_queue_age(struct kunit *test)
 {
 	struct deferred_split *q = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 100 * HZ,
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
+		.min_age = 100 * HZ, .new_age = 100 * HZ,
 	};
 	struct folio *folio, *taken;
 
@@ -514,7 +526,7 @@ static void thp_scan_test_queue_age(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, folio->_thp_scan_stamp + 100 * HZ, r.next_due);
 	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
 
-	folio->_thp_scan_stamp = jiffies - 100 * HZ;
+	thp_scan_test_stamp(folio, jiffies - 100 * HZ);
 	r.order = 0;
 	taken = thp_scan_next(q, &r);
 	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
@@ -530,7 +542,8 @@ static void thp_scan_test_queue_partial_retry(struct kunit *test)
 {
 	struct deferred_split *q = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 100 * HZ,
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
+		.min_age = 100 * HZ, .new_age = 100 * HZ,
 		.partial_age = HZ / 10 ?: 1,
 	};
 	struct folio *folio, *taken;
@@ -539,11 +552,11 @@ static void thp_scan_test_queue_partial_retry(struct kunit *test)
 	if (!folio)
 		kunit_skip(test, "folio allocation failed");
 	/* As if requeued in this jiffy (and a second more, so as not to race it). */
-	folio->_thp_scan_stamp = jiffies + HZ;
+	thp_scan_test_stamp(folio, jiffies + HZ);
 	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
 	KUNIT_EXPECT_FALSE(test, list_empty(&folio->_deferred_list));
 
-	folio->_thp_scan_stamp = jiffies - r.partial_age;
+	thp_scan_test_stamp(folio, jiffies - r.partial_age);
 	r.order = 0;
 	taken = thp_scan_next(q, &r);
 	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
@@ -559,7 +572,8 @@ static void thp_scan_test_queue_busy(struct kunit *test)
 {
 	struct deferred_split *q = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 1,
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
+		.min_age = 1, .new_age = 1,
 	};
 	struct folio *a, *b, *taken;
 
@@ -577,7 +591,7 @@ static void thp_scan_test_queue_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(a));
 	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
 	folio_unlock(a);
-	a->_thp_scan_stamp = jiffies - 100;
+	thp_scan_test_stamp(a, jiffies - 100);
 	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
 }
 
@@ -589,7 +603,8 @@ static void thp_scan_test_queue_share(struct kunit *test)
 {
 	struct deferred_split *q = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
-		.budget = 120, .nr_folios = ULONG_MAX, .min_age = 1,
+		.budget = 120, .nr_folios = ULONG_MAX,
+		.min_age = 1, .new_age = 1,
 	};
 	struct folio *taken[24], *folio;
 	unsigned int i, n = 0, nr[THP_SCAN_MAX_ORDER + 1] = { };
@@ -622,7 +637,8 @@ static void thp_scan_test_queue_not_left(struct kunit *test)
 {
 	struct deferred_split *q = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
-		.budget = 120, .nr_folios = ULONG_MAX, .min_age = 1,
+		.budget = 120, .nr_folios = ULONG_MAX,
+		.min_age = 1, .new_age = 1,
 	};
 	struct folio *taken[4], *folio;
 	unsigned int i, n = 0;
@@ -641,6 +657,61 @@ static void thp_scan_test_queue_not_left(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, r.left_due);
 	KUNIT_EXPECT_EQ(test, 80, r.budget);
 	thp_scan_test_drain(q, taken, n);
+}
+
+/*
+ * A folio looked at and kept waits for the minimum age before the shrinker
+ * takes it again, while a new one is taken at once, and the shrinker
+ * counts only what it may take; after the minimum age kthpscand takes the
+ * kept one, and the kept count follows it off the queue.
+ */
+static void thp_scan_test_queue_kept(struct kunit *test)
+{
+	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_round shrink = {
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
+		.min_age = 100 * HZ, .new_age = 1, .partial_age = 1,
+	}, round = {
+		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
+		.min_age = 100 * HZ, .new_age = 100 * HZ,
+	};
+	struct folio *kept, *young, *taken[2] = { };
+	unsigned long flags;
+
+	kept = folio_alloc(GFP_KERNEL | __GFP_NOWARN, 4);
+	young = folio_alloc(GFP_KERNEL | __GFP_NOWARN, 4);
+	if (!kept || !young) {
+		if (kept)
+			folio_put(kept);
+		if (young)
+			folio_put(young);
+		kunit_skip(test, "folio allocation failed");
+	}
+	spin_lock_irqsave(&q->split_queue_lock, flags);
+	thp_scan_enqueue(q, kept, true);
+	thp_scan_enqueue(q, young, false);
+	q->split_queue_len += 2;
+	thp_scan_test_stamp(young, jiffies - 2);
+	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+
+	KUNIT_EXPECT_EQ(test, 1, q->nr_kept);
+	KUNIT_EXPECT_TRUE(test, thp_scan_is_kept(kept));
+	KUNIT_EXPECT_FALSE(test, thp_scan_is_kept(young));
+	KUNIT_EXPECT_EQ(test, 1, thp_scan_count_objects(q));
+
+	taken[0] = thp_scan_next(q, &shrink);
+	KUNIT_EXPECT_PTR_EQ(test, young, taken[0]);
+	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &shrink));
+	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+
+	/* Old enough: kthpscand takes it, and it is kept no more. */
+	thp_scan_test_stamp(kept, jiffies - 100 * HZ - 2);
+	taken[1] = thp_scan_next(q, &round);
+	KUNIT_EXPECT_PTR_EQ(test, kept, taken[1]);
+	KUNIT_EXPECT_EQ(test, 0, q->nr_kept);
+	KUNIT_EXPECT_EQ(test, 0, q->split_queue_len);
+	KUNIT_EXPECT_FALSE(test, thp_scan_is_kept(kept));
+	thp_scan_test_drain(q, taken, 2);
 }
 
 /*
@@ -832,6 +903,7 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_queue_share),
 	KUNIT_CASE(thp_scan_test_queue_not_left),
 	KUNIT_CASE(thp_scan_test_cost),
+	KUNIT_CASE(thp_scan_test_queue_kept),
 	KUNIT_CASE(thp_scan_test_uint_knobs),
 	KUNIT_CASE(thp_scan_test_collapse_limit),
 	KUNIT_CASE(thp_scan_test_collapse_below_split),

@@ -760,8 +760,10 @@ static bool thp_scan_lower_queued(struct deferred_split *q, int order)
 
 	for (o = THP_SCAN_MIN_ORDER; o < order; o++) {
 		/* Racy, and fine: a wrong answer only shifts the shares. */
-		if (!data_race(list_empty(thp_scan_list(q, o))) ||
-		    !data_race(list_empty(thp_scan_kept_list(q, o))))
+		if (!data_race(list_empty(thp_scan_list(q, o))))
+			return true;
+		/* Racy, and fine, as above. */
+		if (!data_race(list_empty(thp_scan_kept_list(q, o))))
 			return true;
 	}
 	return false;

@@ -10,8 +10,10 @@
 #
 # Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
 # ARCH-CFG unless given) and exits 0 only if the guest finished, every
-# KUnit case and in-guest test passed, the extra command exited 0, and the
-# console holds no oops, BUG, WARNING, KASAN or lockdep report, or panic.
+# expected KUnit case and in-guest test (qemu/expected-tests) reported and
+# passed or skipped as qemu/skips.allow allows, the extra command exited 0,
+# and the console holds no oops, BUG, WARNING, KASAN or lockdep report,
+# lockup, hung task or panic.
 #
 # Time limits: QEMU is killed after --timeout seconds.  Inside, the
 # guest's init kills a program (or the extra command) after
@@ -115,6 +117,6 @@ secs=$(echo "$(date +%s.%N) - $start" | bc)
 
 python3 "$top/qemu/results.py" --name "$name" --tree "$build/linux" \
 	--qemu-rc "$rc" --seconds "$secs" --counts "$logdir/counts" \
-	--expect-kunit "${EXPECT_KUNIT-thp_scan thp_auto}" --expect-tests "$(cat "$initrd.tests" 2>/dev/null || true)" \
+	--expect-kunit "${EXPECT_KUNIT-all}" --expect-tests "$([ "$tests" = none ] || echo "$tests")" \
 	"$logdir" | tee "$logdir/summary.txt"
 exit "${PIPESTATUS[0]}"

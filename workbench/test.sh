@@ -96,14 +96,72 @@ while read -r line; do
 done < <(grep '^check: ' "$build/logs/check.out")
 
 step "workbench checks"
-# The result parser, on a fixture whose counts are known.
-out=$(python3 "$top/qemu/results.py" --name selfcheck --tree "$build/linux" \
-	--expect-kunit "fixture thp_scan" --expect-tests "prog_a prog_b prog_c prog_d" \
-	"$W/selfcheck")
+# The expected list (qemu/expected-tests) against the sources.
+python3 "$W/check-expected.py"
+check "qemu/expected-tests lists what the sources define" $?
+# ... and that check itself, on fixture sources with a case added and one
+# removed.
+sc=$W/selfcheck
+out=$(python3 "$W/check-expected.py" --root "$sc/sources" --list "$sc/sources/expected-tests" \
+	--allow "$sc/sources/skips.allow" 2>&1)
 rc=$?
-echo "$out" | tail -n 1
-[ $rc = 1 ] && echo "$out" | grep -qx 'selfcheck: 3 passed, 8 failed, 1 skipped (0 s)'
-check "results.py counts the failures of the fixture" $?
+echo "$out" | sed 's/^/  selfcheck: /'
+[ $rc = 1 ] &&
+	echo "$out" | grep -qF 'kunit fixture.fixture_case_new is defined in the sources but not in' &&
+	echo "$out" | grep -qF 'add the line "thp_scan_fixture fixture.variant_b.added" there' &&
+	echo "$out" | grep -qF 'thp_scan_fixture global.removed is in' &&
+	echo "$out" | grep -q ': 3 differences$'
+check "check-expected.py finds a test missing from the list and one gone from the sources" $?
+
+# The result parser on fixtures whose counts are known (see
+# workbench/selfcheck/README): each must give exactly these counts and
+# exit status, and fail for the reasons given.
+fixture() { # FOLDER EXIT "P passed, F failed, S skipped" "FAIL LINE" ...
+	local folder=$1 dir=$sc/$1 want_rc=$2 counts=$3 name=selfcheck-$1 out rc ok=0 line
+	shift 3
+	[ "$name" = selfcheck-base ] && name=selfcheck
+	local args=(--name "$name" --tree "$build/linux" --expected "$dir/expected-tests" --expect-tests all)
+	[ -f "$dir/skips.allow" ] && args+=(--allow "$dir/skips.allow")
+	out=$(python3 "$top/qemu/results.py" "${args[@]}" "$dir")
+	rc=$?
+	echo "$out" | tail -n 1 | sed 's/^/  /'
+	[ "$rc" = "$want_rc" ] || { echo "  exit status $rc, not $want_rc"; ok=1; }
+	echo "$out" | grep -qxF "$name: $counts (0 s)" || { echo "  not: $counts"; ok=1; }
+	for line in "$@"; do
+		echo "$out" | grep -qF "$name: FAIL $line" || { echo "  no line: FAIL $line"; ok=1; }
+	done
+	[ $ok = 0 ] || echo "$out" | sed 's/^/  | /'
+	check "results.py on the $folder fixture: $counts" $ok
+}
+fixture clean 0 "6 passed, 0 failed, 0 skipped"
+fixture base 1 "3 passed, 11 failed, 1 skipped" \
+	"kunit: fixture.fixture_case_b FAIL" "kunit: suite thp_scan did not run" \
+	"prog_a: fixture.fails" "prog_b: printed no TAP (exit status 139)" \
+	"prog_c: did not finish" "prog_d: did not run" "guest finished" "console: kernel reports"
+fixture all-skip 1 "3 passed, 4 failed, 1 skipped" \
+	"kunit: fixture.fixture_case_b: skipped (order-9 folio allocation failed)" \
+	"prog_a: fixture.one: skipped (no transparent_hugepage in sysfs)" \
+	"prog_a: fixture.two: skipped (no transparent_hugepage in sysfs)" \
+	"prog_a: exit status 4 without a failing result"
+fixture missing-program 1 "8 passed, 3 failed, 0 skipped" \
+	"prog_b: did not run (expected: 2 tests) [2 failures]" \
+	"prog_new: ran but has no test in"
+fixture plan 1 "9 passed, 4 failed, 0 skipped" \
+	"prog_short: TAP plan 1..3 but 2 results" "prog_short: fixture.three did not report" \
+	"prog_long: TAP plan 1..1 but 2 results" "prog_noplan: no TAP plan (1..N)"
+fixture missing-kunit 1 "6 passed, 5 failed, 0 skipped" \
+	"kunit: fixture.fixture_case_b did not report" \
+	"kunit: fixture.fixture_case_new ran but is not in" \
+	"kunit: suite gone did not run (expected: 2 cases) [2 failures]" \
+	"kunit: fixture: fewer cases than its KTAP plan announced"
+fixture mount-failed 1 "3 passed, 4 failed, 0 skipped" \
+	"guest init: mount failed: devtmpfs /dev:" "guest init stopped the run:" \
+	"prog_a: did not run: the guest's init stopped"
+fixture timeout 1 "6 passed, 7 failed, 0 skipped" \
+	"prog_slow: killed by the guest's init after 300 s (limit 300 s)" \
+	"prog_slow: fixture.two, fixture.three did not report [2 failures]" \
+	"prog_stray: left processes running after it exited (killed): 123:memhog" \
+	"prog_late: not started: 12 s left before the boot's deadline"
 
 # A kernel WARNING fails a run whose tests all pass: LKDTM provokes one.
 if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ]; then

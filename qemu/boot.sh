@@ -79,14 +79,14 @@ printf '%s\n' "$cmd" > "$cmdfile"
 [ -n "$cmd" ] || : > "$cmdfile"
 initrd=$logdir/initramfs.cpio
 # The guest must be done (and have said what it did not run) before QEMU
-# is killed: its deadline leaves a margin for the shutdown and for QEMU's
-# start (the guest's uptime starts later than the host's clock).
+# is killed: its deadline, by the host's clock (the guest reads it from its
+# RTC), leaves a margin for the shutdown.
 margin=$((timeout / 10))
 [ "$margin" -ge 30 ] || margin=30
 deadline=$((timeout - margin))
 [ "$deadline" -ge 30 ] || deadline=30
 test_timeout=${test_timeout:-$deadline}
-DEADLINE=$deadline TEST_TIMEOUT=$test_timeout \
+DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) TEST_TIMEOUT=$test_timeout \
 	"$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
 
 [ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, timeout ${timeout}s" \

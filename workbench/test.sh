@@ -188,14 +188,62 @@ fixture timeout 1 "6 passed, 7 failed, 0 skipped" \
 	"prog_stray: left processes running after it exited (killed): 123:memhog" \
 	"prog_late: not started: 12 s left before the boot's deadline"
 
-# A kernel WARNING fails a run whose tests all pass: LKDTM provokes one.
+# The same on real boots of the x86_64 test kernel.
 if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ]; then
-	"$top/qemu/boot.sh" --arch x86_64 --cfg test --name selfcheck-warning --tests none --quiet \
-		--cmd 'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' > "$build/logs/selfcheck-warning.out"
-	rc=$?
-	[ $rc = 1 ] && grep -q 'FAIL console: kernel reports' "$build/logs/selfcheck-warning.out" &&
-		grep -q 'WARNING:' "$build/logs/selfcheck-warning.out"
-	check "a kernel WARNING in the console fails the run" $?
+	sboot() { # NAME ARGS...: boot, keep the output in build/logs/NAME.out
+		local name=$1
+		shift
+		"$top/qemu/boot.sh" --arch x86_64 --cfg test --name "$name" --quiet "$@" \
+			> "$build/logs/$name.out" 2>&1
+		rc=$?
+		sed 's/^/  /' "$build/logs/$name.out"
+	}
+	# Kernel reports fail a run whose tests all pass: LKDTM provokes a
+	# WARNING, a hung task (a task in D state, reported after
+	# hung_task_timeout_secs) and a soft lockup (a CPU spinning with
+	# preemption off, reported after 2 * watchdog_thresh s; then a panic
+	# ends the guest).
+	sboot selfcheck-reports --tests none --timeout 300 --cmd '
+		lkdtm=/sys/kernel/debug/provoke-crash/DIRECT
+		echo WARNING > $lkdtm
+		echo 2 > /proc/sys/kernel/hung_task_timeout_secs
+		echo HUNG_TASK > $lkdtm &
+		i=0
+		while [ $i -lt 120 ] && ! dmesg | grep -q "blocked for more than"; do
+			sleep 1; i=$((i + 1))
+		done
+		echo 1 > /proc/sys/kernel/softlockup_panic
+		echo 1 > /proc/sys/kernel/watchdog_thresh
+		echo SOFTLOCKUP > $lkdtm'
+	out=$build/logs/selfcheck-reports.out
+	[ $rc = 1 ] && grep -q 'FAIL console: kernel reports' "$out" &&
+		grep -q '^    \[WARNING\] .*WARNING: CPU' "$out" &&
+		grep -q '^    \[hung task\] .*INFO: task .* blocked for more than [0-9]* seconds' "$out" &&
+		grep -q '^    \[soft lockup\] .*BUG: soft lockup - CPU#' "$out"
+	check "a WARNING, a hung task and a soft lockup in the console fail the run" $?
+
+	# A pseudo file system that does not mount stops the run before the tests.
+	sboot selfcheck-mount --tests thp_scan_smoke --timeout 300 --append thpscan.fail_mount=tracefs
+	out=$build/logs/selfcheck-mount.out
+	[ $rc = 1 ] && grep -q 'FAIL guest init: mount failed: tracefs /sys/kernel/tracing' "$out" &&
+		grep -q 'FAIL thp_scan_smoke: did not run: the guest.s init stopped' "$out" &&
+		! grep -q THPSCAN-TEST-BEGIN "$build/logs/selfcheck-mount/results.log"
+	check "a failed mount in the guest stops the run and fails it" $?
+
+	# Time limits: a program killed at its limit (15 s here) is named, and
+	# so are the processes it forked (the harness runs each test in a
+	# process group of its own); the next program still runs; none starts
+	# when less than 20 s are left before the boot's deadline (75 s minus
+	# the 30 s margin): thp_scan_knobs, last, is named as not started; and
+	# the guest powers off before QEMU's timeout.
+	sboot selfcheck-timeout --tests "thp_scan_split thp_policy_fault thp_scan_knobs" \
+		--test-timeout 15 --timeout 75
+	out=$build/logs/selfcheck-timeout.out
+	[ $rc = 1 ] && grep -q 'FAIL thp_scan_split: killed by the guest.s init after [12][0-9] s (limit 15 s); also killed: [0-9]*:thp_scan_split' "$out" &&
+		grep -q 'FAIL thp_policy_fault: \(killed by the guest.s init after\|not started:\)' "$out" &&
+		grep -q "FAIL thp_scan_knobs: not started: [0-9]* s left before the boot's deadline" "$out" &&
+		! grep -q 'FAIL guest finished' "$out" && ! grep -q 'QEMU killed' "$out"
+	check "programs killed at their limit or not started before the deadline fail by name" $?
 fi
 cd "$top"
 finish

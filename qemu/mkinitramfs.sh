@@ -3,7 +3,12 @@
 # Builds the guest initramfs (newc cpio, uncompressed): busybox-static for
 # ARCH, qemu/init, the static test programs of build/tests/ARCH named in
 # TESTS (space-separated; "all" or "none"), the extra command CMDFILE, and
-# extra files (by default into /extra/).
+# extra files (by default into /extra/).  The guest's time limits (see
+# qemu/init) come from the environment: TEST_TIMEOUT (seconds per program,
+# default 600), DEADLINE_EPOCH (the host's time, in seconds since the
+# epoch, after which no program starts; the guest reads the host's time
+# from its RTC) and DEADLINE (the same in seconds of uptime, for a guest
+# without an RTC); 0: none.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -41,6 +46,8 @@ echo "$tests" > "$out.tests"
 echo "$tests" | tr ' ' '\n' | grep . > "$stage/etc/thp-scan/tests" || true
 cp "$cmdfile" "$stage/etc/thp-scan/cmd"
 echo "${TEST_TIMEOUT:-600}" > "$stage/etc/thp-scan/test-timeout"
+echo "${DEADLINE:-0}" > "$stage/etc/thp-scan/deadline"
+echo "${DEADLINE_EPOCH:-0}" > "$stage/etc/thp-scan/deadline-epoch"
 
 for spec in "$@"; do
 	src=${spec%%:*}

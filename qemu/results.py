@@ -3,16 +3,27 @@
 
 Reads LOGDIR/console.log (kernel console: KUnit KTAP and any kernel
 report) and LOGDIR/results.log (in-guest tests, between THPSCAN-TEST-BEGIN
-and THPSCAN-TEST-END markers, in kselftest TAP), prints one line per
-failure and a closing line "NAME: N passed, N failed, N skipped", and
-exits 1 if anything failed.
+and THPSCAN-TEST-END markers, in kselftest TAP; see qemu/init), prints one
+line per failure and a closing line "NAME: N passed, N failed, N skipped",
+and exits 1 if anything failed.
 
-Counted: every KUnit case (parsed by the tree's kunit.py parse), every
-top-level TAP result of every in-guest test program, one check that the
-guest finished, one that the extra command (if any) exited 0, and one that
-the console is free of kernel reports.
+Every result is counted once: passed, failed, or skipped.  A skip counts
+as skipped only when the allowlist (qemu/skips.allow) has an entry for this
+boot, this test and this skip message; any other skip counts as failed.
+
+What must be there comes from the expected list (qemu/expected-tests):
+each KUnit case of the expected suites and each kselftest-harness test of
+the expected programs.  One failure is counted for each expected test
+that did not report, each result that is not in the list, each program
+whose TAP plan (1..N) is missing or does not match its results, that
+exits non-zero without a failing result, that was killed at its time
+limit, that left processes running, or that was not started; each pseudo
+file system the guest's init could not mount; plus one check that the
+guest finished, one that the extra command (if any) exited 0, and one
+that the console is free of kernel reports.
 """
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -20,16 +31,46 @@ import subprocess
 import sys
 import tempfile
 
-# A line of the console that means the kernel found a bug, whatever the
-# tests said.
-KERNEL_REPORT = re.compile(
-    r'(BUG:|WARNING:|Oops|Kernel panic|kernel BUG at|Unable to handle kernel'
-    r'|general protection fault|UBSAN:|KASAN|KFENCE|possible recursive locking'
-    r'|possible circular locking|INFO: possible|INFO: task .* blocked'
-    r'|rcu: INFO:|detected stall|list_add corruption|list_del corruption'
-    r'|Bad page state|page dumped because|Bad rss-counter|Call [Tt]race:)')
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+EXPECTED = os.path.join(HERE, 'expected-tests')
+ALLOW = os.path.join(HERE, 'skips.allow')
 
-TAP_RESULT = re.compile(r'^(not ok|ok) +\d+ *-? *(.*?)(?: *# *(SKIP|skip|XFAIL)\b.*)?$')
+
+def show(path):
+    """A path as the messages name it: relative to the repository."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, TOP) if path.startswith(TOP + os.sep) else path
+
+# Lines of the console that mean the kernel found a bug, whatever the tests
+# said, each with a label (the first pattern that matches names the line).
+# The detectors' formats are those of Linux 6.12: kernel/hung_task.c
+# (check_hung_task()), kernel/watchdog.c (watchdog_timer_fn()).
+KERNEL_REPORTS = [
+    ('hung task', r'INFO: task .+:\d+ blocked for more than \d+ seconds\.'),
+    ('soft lockup', r'BUG: soft lockup - CPU#\d+ stuck for \d+s!'),
+    ('rcu stall', r'rcu: INFO: |detected stall'),
+    ('lockdep', r'possible recursive locking|possible circular locking|INFO: possible'),
+    ('KASAN', r'KASAN|KFENCE'),
+    ('list corruption', r'list_add corruption|list_del corruption'),
+    ('bad page', r'Bad page state|page dumped because|Bad rss-counter'),
+    ('panic', r'Kernel panic'),
+    ('oops', r'Oops|Unable to handle kernel|general protection fault|kernel BUG at'),
+    ('UBSAN', r'UBSAN:'),
+    ('BUG', r'BUG:'),
+    ('WARNING', r'WARNING:'),
+    ('call trace', r'Call [Tt]race:'),
+]
+KERNEL_REPORT_RES = [(label, re.compile(pat)) for label, pat in KERNEL_REPORTS]
+
+# kselftest TAP: "ok 3 fixture.variant.test # SKIP message",
+# "not ok 4 name #  diagnostic".
+TAP_RESULT = re.compile(r'^(not ok|ok)\s+(\d+)\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$')
+TAP_PLAN = re.compile(r'^1\.\.(\d+)\s*(?:#.*)?$')
+# KTAP in the console, after the printk time stamp.
+KTAP_STAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
+KTAP_SUBTEST = re.compile(r'^( *)# Subtest: (\S+)')
+KTAP_RESULT = re.compile(r'^( *)(?:not ok|ok) \d+ (?:- )?(\S+)(?: # SKIP ?(.*))?$')
 
 
 class Counts:
@@ -37,19 +78,130 @@ class Counts:
         self.name = name
         self.passed = self.failed = self.skipped = 0
         self.failures = []
+        self.notes = []
 
-    def add(self, status, what):
+    def add(self, status, what, n=1):
         if status == 'pass':
-            self.passed += 1
+            self.passed += n
         elif status == 'skip':
-            self.skipped += 1
+            self.skipped += n
         else:
-            self.failed += 1
-            self.failures.append(what)
+            self.failed += n
+            self.failures.append(what if n == 1 else '%s [%d failures]' % (what, n))
 
 
-def kunit_cases(tree, console, counts, expect):
-    """Count KUnit cases with kunit.py parse --json."""
+def read_expected(path):
+    """The expected list: {program: [test, ...]}, KUnit under 'kunit'.
+
+    Each line is "PROGRAM TEST" ("kunit SUITE.CASE" for a KUnit case);
+    # starts a comment.
+    """
+    expected = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split()
+            if len(fields) != 2:
+                raise SystemExit('%s:%d: want "PROGRAM TEST", got %r' % (path, n, line))
+            tests = expected.setdefault(fields[0], [])
+            if fields[1] in tests:
+                raise SystemExit('%s:%d: %s %s listed twice' % (path, n, fields[0], fields[1]))
+            tests.append(fields[1])
+    return expected
+
+
+class Allow:
+    """The skip allowlist: "BOOTS | PROGRAM TEST | SKIP MESSAGE | WHY" lines.
+
+    BOOTS: comma-separated shell patterns of boot names (--name);
+    PROGRAM TEST: exactly as in the expected list ("kunit SUITE.CASE");
+    SKIP MESSAGE: a shell pattern the skip's message must match;
+    WHY: why the skip is expected there (required).
+    """
+
+    def __init__(self, paths):
+        self.entries = []
+        self.files = ' '.join(show(p) for p in paths)
+        for path in paths:
+            with open(path) as f:
+                for n, line in enumerate(f, 1):
+                    if not line.strip() or line.lstrip().startswith('#'):
+                        continue
+                    fields = [x.strip() for x in line.rstrip('\n').split(' | ', 3)]
+                    if len(fields) != 4 or not all(fields) or len(fields[1].split()) != 2:
+                        raise SystemExit('%s:%d: want "BOOTS | PROGRAM TEST | SKIP MESSAGE | WHY"'
+                                         ', got %r' % (path, n, line.strip()))
+                    boots = [b.strip() for b in fields[0].split(',')]
+                    self.entries.append({'where': '%s:%d' % (show(path), n),
+                                         'boots': boots, 'test': ' '.join(fields[1].split()),
+                                         'message': fields[2], 'why': fields[3], 'used': False})
+
+    def match(self, boot, test, message):
+        for e in self.entries:
+            if (e['test'] == test and any(fnmatch.fnmatchcase(boot, b) for b in e['boots'])
+                    and fnmatch.fnmatchcase(message, e['message'])):
+                e['used'] = True
+                return e
+        return None
+
+    def unused(self, boot, ran):
+        """Entries for this boot and a test that ran, whose skip did not happen."""
+        return [e for e in self.entries if not e['used'] and e['test'] in ran
+                and any(fnmatch.fnmatchcase(boot, b) for b in e['boots'])]
+
+
+class Run:
+    def __init__(self, name, counts, allow):
+        self.name, self.counts, self.allow = name, counts, allow
+        self.ran = set()
+
+    def result(self, prog, test, status, message=''):
+        """Count one result; a skip fails unless it is allowed here."""
+        tid = '%s %s' % (prog, test)
+        self.ran.add(tid)
+        what = '%s: %s' % (prog, test)
+        if status == 'skip':
+            if self.allow.match(self.name, tid, message):
+                self.counts.add('skip', what)
+            else:
+                self.counts.add('fail', '%s: skipped (%s), and no entry of %s allows that '
+                                'skip on %s' % (what, message or 'no message',
+                                                self.allow.files, self.name))
+        else:
+            self.counts.add(status, what + ('' if status == 'pass' else
+                                            ' ' + message if message else ''))
+
+
+def ktap_skip_messages(lines):
+    """{SUITE.CASE: message} of the skipped KUnit cases in the console."""
+    stack, msgs = [], {}
+    for line in lines:
+        line = KTAP_STAMP.sub('', line)
+        m = KTAP_SUBTEST.match(line)
+        if m:
+            depth = len(m.group(1)) // 4
+            stack = stack[:depth - 1] + [m.group(2)] if depth else []
+            continue
+        m = KTAP_RESULT.match(line)
+        if m and m.group(3) is not None:
+            depth = len(m.group(1)) // 4
+            if depth:
+                msgs['.'.join(stack[:depth] + [m.group(2)])] = m.group(3).strip()
+    return msgs
+
+
+def kunit_cases(tree, console, clines, run, expected, suites):
+    """Count KUnit cases with kunit.py parse --json; check the expected ones."""
+    counts = run.counts
+    want = {}
+    for case in expected.get('kunit', []):
+        want.setdefault(case.split('.', 1)[0], []).append(case)
+    for suite in suites:
+        if suite not in want:
+            counts.add('fail', 'kunit: suite %s is expected but has no case in %s'
+                       % (suite, show(EXPECTED)))
     kunit = os.path.join(tree, 'tools/testing/kunit/kunit.py')
     with tempfile.NamedTemporaryFile('r', suffix='.json') as js:
         proc = subprocess.run([sys.executable, kunit, 'parse', console, '--json=' + js.name],
@@ -58,105 +210,276 @@ def kunit_cases(tree, console, counts, expect):
             data = json.load(js)
         except ValueError:
             data = None
-    if data is None:
-        if expect:
-            counts.add('fail', 'kunit: no KUnit results in the console (kunit.py parse: %s)'
-                       % proc.stdout.strip().splitlines()[-1:] )
-        return
-    seen = set()
+    seen = []
+    skips = ktap_skip_messages(clines)
 
     def walk(group, path):
         for case in group.get('test_cases', []):
-            what = 'kunit: %s.%s' % ('.'.join(path), case['name'])
+            if not case['name']:
+                # kunit.py adds a nameless case for each one the plan
+                # announced and the log lacks.
+                counts.add('fail', 'kunit: %s: fewer cases than its KTAP plan announced '
+                           '(kunit.py: %s)' % ('.'.join(path), case['status']))
+                continue
+            cid = '.'.join(path + [case['name']])
+            seen.append(cid)
             st = case['status']
-            counts.add('pass' if st == 'PASS' else 'skip' if st == 'SKIP' else 'fail',
-                       what + ('' if st in ('PASS', 'SKIP') else ' ' + st))
+            if st == 'SKIP':
+                run.result('kunit', cid, 'skip', skips.get(cid, ''))
+            else:
+                run.result('kunit', cid, 'pass' if st == 'PASS' else 'fail', st)
         for sub in group.get('sub_groups', []):
-            if not path:
-                seen.add(sub['name'])
             walk(sub, path + [sub['name']])
 
-    walk(data, [])
-    for suite in expect:
-        if suite not in seen:
-            counts.add('fail', 'kunit: suite %s did not run' % suite)
+    if data is None:
+        if suites:
+            counts.add('fail', 'kunit: no KUnit results in the console (kunit.py parse: %s)'
+                       % proc.stdout.strip().splitlines()[-1:])
+    else:
+        walk(data, [])
+    listed = set(expected.get('kunit', []))
+    for cid in seen:
+        # A parameterised case reports SUITE.CASE.PARAM.
+        if not any(cid == c or cid.startswith(c + '.') for c in listed):
+            counts.add('fail', 'kunit: %s ran but is not in %s: add it there'
+                       % (cid, show(EXPECTED)))
+    ran_suites = {cid.split('.', 1)[0] for cid in seen}
+    for suite in suites:
+        missing = [c for c in want.get(suite, [])
+                   if not any(s == c or s.startswith(c + '.') for s in seen)]
+        if missing and suite not in ran_suites:
+            counts.add('fail', 'kunit: suite %s did not run (expected: %d cases)'
+                       % (suite, len(missing)), len(missing))
+        elif missing:
+            counts.add('fail', 'kunit: %s did not report' % ', '.join(missing), len(missing))
 
 
-def guest_tests(results, counts, expect):
-    """Count the top-level TAP results of each in-guest test program."""
-    cur = None
-    tap = []
-    finished = set()
-    done = False
-    for line in results:
+class Program:
+    def __init__(self, name):
+        self.name = name
+        self.plan = None
+        self.plans = 0
+        self.results = []      # (number, status, test, message)
+        self.lines = 0
+        self.rc = None
+        self.killed = None
+        self.strays = None
+
+
+def parse_results(lines):
+    """The programs (in order), the command's status and the init markers."""
+    progs, cur = [], None
+    st = {'cmd_rc': None, 'cmd_killed': None, 'cmd_strays': None, 'begin': False,
+          'end': False, 'abort': None, 'mounts': [], 'notrun': {}}
+    for line in lines:
         line = line.rstrip('\r\n')
-        m = re.match(r'^THPSCAN-TEST-BEGIN (\S+)', line)
+        if line.startswith('THPSCAN-'):
+            word, _, rest = line.partition(' ')
+            if word == 'THPSCAN-TEST-BEGIN':
+                cur = Program(rest.strip())
+                progs.append(cur)
+            elif word == 'THPSCAN-TEST-END' and cur:
+                m = re.search(r'rc=(\d+)', rest)
+                cur.rc = int(m.group(1)) if m else -1
+                cur = None
+            elif word == 'THPSCAN-TEST-KILLED' and cur:
+                cur.killed = rest.partition(' ')[2]
+            elif word == 'THPSCAN-TEST-STRAY' and cur:
+                cur.strays = rest.partition(' ')[2]
+            elif word == 'THPSCAN-TEST-NOTRUN':
+                name, _, why = rest.partition(': ')
+                st['notrun'][name] = why
+            elif word == 'THPSCAN-CMD-END':
+                m = re.search(r'rc=(\d+)', rest)
+                st['cmd_rc'] = int(m.group(1)) if m else -1
+            elif word == 'THPSCAN-CMD-KILLED':
+                st['cmd_killed'] = rest.replace('extra command ', '', 1)
+            elif word == 'THPSCAN-CMD-STRAY':
+                st['cmd_strays'] = rest.replace('extra command ', '', 1)
+            elif word == 'THPSCAN-CMD-NOTRUN':
+                st['cmd_rc'] = 'not started: ' + rest.partition(': ')[2]
+            elif word == 'THPSCAN-MOUNT-FAILED':
+                st['mounts'].append(rest)
+            elif word == 'THPSCAN-ABORT':
+                st['abort'] = rest
+            elif word == 'THPSCAN-BEGIN':
+                st['begin'] = True
+            elif word == 'THPSCAN-END':
+                st['end'] = True
+            continue
+        if not cur:
+            continue
+        cur.lines += 1
+        m = TAP_PLAN.match(line)
         if m:
-            cur, tap = m.group(1), []
+            cur.plans += 1
+            if cur.plan is None:
+                cur.plan = int(m.group(1))
             continue
-        m = re.match(r'^THPSCAN-TEST-END (\S+) rc=(\d+)', line)
-        if m and cur:
-            rc = int(m.group(2))
-            finished.add(cur)
-            fails = [t for t in tap if t[0] == 'fail']
-            for st, what in tap:
-                counts.add(st, '%s: %s' % (cur, what))
-            if not tap:
-                counts.add('fail', '%s: printed no TAP result (exit %d)' % (cur, rc))
-            elif rc != 0 and not fails and rc != 4:
-                # kselftest exits 4 when everything was skipped.
-                counts.add('fail', '%s: exit status %d' % (cur, rc))
-            cur = None
-            continue
-        m = re.match(r'^THPSCAN-CMD-END rc=(\d+)', line)
+        m = TAP_RESULT.match(line)
         if m:
-            counts.add('pass' if m.group(1) == '0' else 'fail',
-                       'extra command: exit status %s' % m.group(1))
+            directive = (m.group(4) or '').strip()
+            word = directive.split(None, 1)[0].upper() if directive else ''
+            msg = directive.split(None, 1)[1] if len(directive.split(None, 1)) > 1 else ''
+            if word in ('SKIP', 'XFAIL'):
+                status = 'skip'
+                msg = directive if word == 'XFAIL' else msg
+            elif m.group(1) == 'not ok' or word in ('XPASS', 'TODO'):
+                status, msg = 'fail', directive
+            else:
+                status, msg = 'pass', ''
+            cur.results.append((int(m.group(2)), status, m.group(3).strip(), msg))
+    return progs, st
+
+
+def guest_tests(rlines, run, expected, expect):
+    """Count the TAP results of each in-guest test program."""
+    counts = run.counts
+    progs, st = parse_results(rlines)
+    ran = {}
+    for p in progs:
+        name = p.name
+        if name in ran:
+            counts.add('fail', '%s: ran twice' % name)
+        ran[name] = p
+        listed = expected.get(name)
+        if listed is None:
+            counts.add('fail', '%s: ran but has no test in %s: add its tests there'
+                       % (name, show(EXPECTED)))
+            listed = []
+        fails = 0
+        reported = []
+        for num, status, test, msg in p.results:
+            run.result(name, test, status, msg)
+            reported.append(test)
+            fails += status == 'fail'
+            if listed and test not in listed:
+                counts.add('fail', '%s: %s ran but is not in %s: add it there'
+                           % (name, test, show(EXPECTED)))
+        for test in set(reported):
+            if reported.count(test) > 1:
+                counts.add('fail', '%s: %s reported %d times' % (name, test, reported.count(test)))
+        no_tap = not p.results and p.plan is None
+        if no_tap:
+            counts.add('fail', '%s: printed no TAP (exit status %s)' % (name, p.rc))
+        else:
+            if p.plan is None:
+                counts.add('fail', '%s: no TAP plan (1..N)' % name)
+            elif p.plans > 1:
+                counts.add('fail', '%s: %d TAP plans' % (name, p.plans))
+            elif p.plan != len(p.results):
+                counts.add('fail', '%s: TAP plan 1..%d but %d results'
+                           % (name, p.plan, len(p.results)))
+            nums = [r[0] for r in p.results]
+            if nums != list(range(1, len(nums) + 1)):
+                counts.add('fail', '%s: TAP results not numbered 1..%d in order: %s'
+                           % (name, len(nums), ' '.join(map(str, nums))))
+        if p.rc is None:
+            counts.add('fail', '%s: did not finish' % name)
+        elif p.killed:
+            counts.add('fail', '%s: killed by the guest\'s init %s' % (name, p.killed))
+        elif p.rc != 0 and not fails and not no_tap:
+            # kselftest: 4 is "skipped"; a skip is counted (or failed) above.
+            counts.add('fail', '%s: exit status %d without a failing result' % (name, p.rc))
+        if p.strays:
+            counts.add('fail', '%s: left processes running after it exited (killed): %s'
+                       % (name, p.strays))
+        missing = [t for t in listed if t not in reported]
+        if missing:
+            counts.add('fail', '%s: %s did not report' % (name, ', '.join(missing)),
+                       len(missing))
+    for name in expect:
+        if name in ran:
             continue
-        if line.startswith('THPSCAN-END'):
-            done = True
-            continue
-        if cur:
-            m = TAP_RESULT.match(line)
-            if m:
-                st = 'fail' if m.group(1) == 'not ok' else 'skip' if m.group(3) else 'pass'
-                tap.append((st, m.group(2)))
-    if cur:
-        counts.add('fail', '%s: did not finish' % cur)
-        finished.add(cur)
-    for t in expect:
-        if t not in finished:
-            counts.add('fail', '%s: did not run' % t)
-    return done
+        n = len(expected.get(name, [])) or 1
+        if name in st['notrun']:
+            why = 'not started: ' + st['notrun'][name]
+        elif st['abort']:
+            why = 'did not run: the guest\'s init stopped: ' + st['abort']
+        else:
+            why = 'did not run'
+        counts.add('fail', '%s: %s (expected: %d tests)' % (name, why, n), n)
+
+    if st['cmd_killed']:
+        counts.add('fail', 'extra command: killed by the guest\'s init %s' % st['cmd_killed'])
+    elif isinstance(st['cmd_rc'], str):
+        counts.add('fail', 'extra command: ' + st['cmd_rc'])
+    elif st['cmd_rc'] is not None:
+        counts.add('pass' if st['cmd_rc'] == 0 else 'fail',
+                   'extra command: exit status %s' % st['cmd_rc'])
+    if st['cmd_strays']:
+        counts.notes.append('extra command: left processes running (killed): '
+                            + st['cmd_strays'])
+    return st
 
 
 def main():
+    global EXPECTED
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('logdir')
-    ap.add_argument('--name', required=True)
+    ap.add_argument('--name', required=True, help='the boot\'s name (allowlist entries match it)')
     ap.add_argument('--tree', required=True, help='assembled kernel tree (for kunit.py)')
     ap.add_argument('--qemu-rc', type=int, default=0)
     ap.add_argument('--seconds', type=float, default=0)
-    ap.add_argument('--expect-kunit', default='', help='suites that must have run')
-    ap.add_argument('--expect-tests', default='', help='guest tests that must have run')
+    ap.add_argument('--expected', default=EXPECTED, help='the expected list (%(default)s)')
+    ap.add_argument('--allow', action='append',
+                    help='skip allowlist (repeatable; default %s)' % ALLOW)
+    ap.add_argument('--expect-kunit', default='all',
+                    help='KUnit suites that must have run: "all" (every suite of the '
+                    'expected list), none (""), or names')
+    ap.add_argument('--expect-tests', default='',
+                    help='guest test programs that must have run: "all" (every program '
+                    'of the expected list but the *_boot ones), or names')
     ap.add_argument('--counts', help='also write "passed failed skipped" to this file')
     args = ap.parse_args()
 
+    EXPECTED = args.expected
+    expected = read_expected(args.expected)
+    allow = Allow(args.allow or [ALLOW])
     counts = Counts(args.name)
+    run = Run(args.name, counts, allow)
     console = os.path.abspath(os.path.join(args.logdir, 'console.log'))
     results = os.path.join(args.logdir, 'results.log')
     clines = open(console, errors='replace').read().splitlines() if os.path.exists(console) else []
     rlines = open(results, errors='replace').read().splitlines() if os.path.exists(results) else []
 
-    kunit_cases(args.tree, console, counts, args.expect_kunit.split())
-    done = guest_tests(rlines, counts, args.expect_tests.split())
-    counts.add('pass' if done else 'fail',
-               'guest finished (qemu exit status %d)' % args.qemu_rc)
+    suites = args.expect_kunit.split()
+    if suites == ['all']:
+        suites = sorted({c.split('.', 1)[0] for c in expected.get('kunit', [])})
+    progs = args.expect_tests.split()
+    if progs == ['all']:
+        progs = [p for p in expected if p != 'kunit' and not p.endswith('_boot')]
 
-    reports = [l for l in clines if KERNEL_REPORT.search(l)]
+    kunit_cases(args.tree, console, clines, run, expected, suites)
+    # A failed mount is reported on the results channel and on the console
+    # (the channel may be what did not come up).
+    rlines_all = rlines + [l for l in clines if l.startswith(('THPSCAN-MOUNT-FAILED',
+                                                              'THPSCAN-ABORT'))
+                           and l not in rlines]
+    st = guest_tests(rlines_all, run, expected, progs)
+    for m in sorted(set(st['mounts'])):
+        counts.add('fail', 'guest init: mount failed: %s' % m)
+    if st['abort']:
+        counts.add('fail', 'guest init stopped the run: %s (qemu exit status %d)'
+                   % (st['abort'], args.qemu_rc))
+    else:
+        counts.add('pass' if st['end'] else 'fail',
+                   'guest finished (qemu exit status %d)' % args.qemu_rc)
+
+    reports = []
+    for l in clines:
+        for label, rx in KERNEL_REPORT_RES:
+            if rx.search(l):
+                reports.append('[%s] %s' % (label, l))
+                break
     counts.add('fail' if reports else 'pass', 'console: kernel reports:\n    '
-               + '\n    '.join(reports[:20]))
+               + '\n    '.join(reports[:30]))
 
+    for e in allow.unused(args.name, run.ran):
+        counts.notes.append('%s: %s reported, but not with a skip this entry allows: '
+                            'is the entry still needed?' % (e['where'], e['test']))
+    for n in counts.notes:
+        print('%s: note: %s' % (args.name, n))
     for f in counts.failures:
         print('%s: FAIL %s' % (args.name, f))
     print('%s: %d passed, %d failed, %d skipped (%.0f s)' %

@@ -26,6 +26,39 @@ count() { # count FILE: add "passed failed skipped"
 	read -r p f s < "$1"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
+# boot NAME ARGS...: one qemu/boot.sh run, counted.  Its counts are
+# results.py's; a boot that exits non-zero without a counted failure (or
+# writes no counts) is one more failure.
+boot() {
+	local name=$1 rc p f s
+	shift
+	"$top/qemu/boot.sh" --name "$name" "$@"
+	rc=$?
+	if [ -f "$build/logs/$name/counts" ]; then
+		count "$build/logs/$name/counts"
+		read -r p f s < "$build/logs/$name/counts"
+		[ "$rc" = 0 ] || [ "$f" != 0 ] || check "boot $name: qemu/boot.sh exit status $rc" 1
+	else
+		check "boot $name: no counts (qemu/boot.sh exit status $rc)" 1
+	fi
+}
+# Time limits in seconds of the ARCH-CFG boot that runs every program,
+# by the host's clock (the guest reads it from its RTC; see qemu/init):
+# BOOT_LIMIT (QEMU is killed) and PROG_LIMIT (the guest's init kills one
+# program and names it).  Measured on 2 cores under TCG, the programs run
+# in about 110 s on x86_64 and on arm64 alike when the host is idle (they
+# mostly wait: kthpscand's minimum age, khugepaged, PSI), the longest,
+# thp_scan_split, in about 70 s; with other kernels building, the x86_64
+# boot took 310 s (its guest clock, jiffies, falls behind: its sleeps last
+# longer).  A program may take 6 times its idle time, and the boot's limit
+# leaves room for one program hung at its limit plus all the others at
+# their slowest, so that they still run and report.
+limits() { # ARCH CFG
+	case "$1-$2" in
+	*-test) BOOT_LIMIT=900 PROG_LIMIT=450 ;;
+	*) BOOT_LIMIT=1800 PROG_LIMIT=900 ;;
+	esac
+}
 check() { # check NAME OK?
 	if [ "$2" = 0 ]; then
 		passed=$((passed + 1)); echo "workbench: ok: $1"
@@ -61,32 +94,22 @@ for c in $configs; do
 		continue
 	fi
 	step "booting $arch-$cfg (console: build/logs/$arch-$cfg/console.log)"
-	timeout=600
-	[ "$cfg" = debug ] && timeout=1800
-	"$top/qemu/boot.sh" --arch "$arch" --cfg "$cfg" --timeout "$timeout"
-	if [ -f "$build/logs/$arch-$cfg/counts" ]; then
-		count "$build/logs/$arch-$cfg/counts"
-	else
-		check "boot $arch-$cfg" 1
-	fi
+	limits "$arch" "$cfg"
+	boot "$arch-$cfg" --arch "$arch" --cfg "$cfg" --timeout "$BOOT_LIMIT" --test-timeout "$PROG_LIMIT"
 	[ "$cfg" = test ] || continue
 	# The THP policy boot parameters, good and bad, one boot each.
 	n=0
 	for params in "${boot_params[@]}"; do
 		n=$((n + 1))
 		step "booting $arch-$cfg with: ${params%% thpscan.*}"
-		"$top/qemu/boot.sh" --arch "$arch" --cfg "$cfg" --name "$arch-boot$n" \
+		boot "$arch-boot$n" --arch "$arch" --cfg "$cfg" \
 			--tests thp_policy_boot --append "$params" --timeout 300 --quiet
-		if [ -f "$build/logs/$arch-boot$n/counts" ]; then
-			count "$build/logs/$arch-boot$n/counts"
-		else
-			check "boot $arch-boot$n" 1
-		fi
 	done
 done
 
 step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"
 "$W/check.sh" > "$build/logs/check.out" 2>&1
+crc=$?
 cat "$build/logs/check.out"
 while read -r line; do
 	case "$line" in
@@ -94,25 +117,133 @@ while read -r line; do
 	"check: "*) check "${line%: findings above}" 1 ;;
 	esac
 done < <(grep '^check: ' "$build/logs/check.out")
+# Whatever its lines said, check.sh failing fails the run.
+check "workbench/check.sh exit status ($crc)" $crc
 
 step "workbench checks"
-# The result parser, on a fixture whose counts are known.
-out=$(python3 "$top/qemu/results.py" --name selfcheck --tree "$build/linux" \
-	--expect-kunit "fixture thp_scan" --expect-tests "prog_a prog_b prog_c prog_d" \
-	"$W/selfcheck")
+# The expected list (qemu/expected-tests) against the sources.
+python3 "$W/check-expected.py"
+check "qemu/expected-tests lists what the sources define" $?
+# ... and that check itself, on fixture sources with a case added and one
+# removed.
+sc=$W/selfcheck
+out=$(python3 "$W/check-expected.py" --root "$sc/sources" --list "$sc/sources/expected-tests" \
+	--allow "$sc/sources/skips.allow" 2>&1)
 rc=$?
-echo "$out" | tail -n 1
-[ $rc = 1 ] && echo "$out" | grep -qx 'selfcheck: 3 passed, 8 failed, 1 skipped (0 s)'
-check "results.py counts the failures of the fixture" $?
+echo "$out" | sed 's/^/  selfcheck: /'
+[ $rc = 1 ] &&
+	echo "$out" | grep -qF 'kunit fixture.fixture_case_new is defined in the sources but not in' &&
+	echo "$out" | grep -qF 'add the line "thp_scan_fixture fixture.variant_b.added" there' &&
+	echo "$out" | grep -qF 'thp_scan_fixture global.removed is in' &&
+	echo "$out" | grep -q ': 3 differences$'
+check "check-expected.py finds a test missing from the list and one gone from the sources" $?
 
-# A kernel WARNING fails a run whose tests all pass: LKDTM provokes one.
-if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ]; then
-	"$top/qemu/boot.sh" --arch x86_64 --cfg test --name selfcheck-warning --tests none --quiet \
-		--cmd 'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' > "$build/logs/selfcheck-warning.out"
+# The result parser on fixtures whose counts are known (see
+# workbench/selfcheck/README): each must give exactly these counts and
+# exit status, and fail for the reasons given.
+fixture() { # FOLDER EXIT "P passed, F failed, S skipped" "FAIL LINE" ...
+	local folder=$1 dir=$sc/$1 want_rc=$2 counts=$3 name=selfcheck-$1 out rc ok=0 line
+	shift 3
+	[ "$name" = selfcheck-base ] && name=selfcheck
+	local args=(--name "$name" --tree "$build/linux" --expected "$dir/expected-tests" --expect-tests all)
+	[ -f "$dir/skips.allow" ] && args+=(--allow "$dir/skips.allow")
+	out=$(python3 "$top/qemu/results.py" "${args[@]}" "$dir")
 	rc=$?
-	[ $rc = 1 ] && grep -q 'FAIL console: kernel reports' "$build/logs/selfcheck-warning.out" &&
-		grep -q 'WARNING:' "$build/logs/selfcheck-warning.out"
-	check "a kernel WARNING in the console fails the run" $?
+	echo "$out" | tail -n 1 | sed 's/^/  /'
+	[ "$rc" = "$want_rc" ] || { echo "  exit status $rc, not $want_rc"; ok=1; }
+	echo "$out" | grep -qxF "$name: $counts (0 s)" || { echo "  not: $counts"; ok=1; }
+	for line in "$@"; do
+		echo "$out" | grep -qF "$name: FAIL $line" || { echo "  no line: FAIL $line"; ok=1; }
+	done
+	[ $ok = 0 ] || echo "$out" | sed 's/^/  | /'
+	check "results.py on the $folder fixture: $counts" $ok
+}
+fixture clean 0 "6 passed, 0 failed, 0 skipped"
+fixture base 1 "3 passed, 11 failed, 1 skipped" \
+	"kunit: fixture.fixture_case_b FAIL" "kunit: suite thp_scan did not run" \
+	"prog_a: fixture.fails" "prog_b: printed no TAP (exit status 139)" \
+	"prog_c: did not finish" "prog_d: did not run" "guest finished" "console: kernel reports"
+fixture all-skip 1 "3 passed, 4 failed, 1 skipped" \
+	"kunit: fixture.fixture_case_b: skipped (order-9 folio allocation failed)" \
+	"prog_a: fixture.one: skipped (no transparent_hugepage in sysfs)" \
+	"prog_a: fixture.two: skipped (no transparent_hugepage in sysfs)" \
+	"prog_a: exit status 4 without a failing result"
+fixture missing-program 1 "8 passed, 3 failed, 0 skipped" \
+	"prog_b: did not run (expected: 2 tests) [2 failures]" \
+	"prog_new: ran but has no test in"
+fixture plan 1 "9 passed, 4 failed, 0 skipped" \
+	"prog_short: TAP plan 1..3 but 2 results" "prog_short: fixture.three did not report" \
+	"prog_long: TAP plan 1..1 but 2 results" "prog_noplan: no TAP plan (1..N)"
+fixture missing-kunit 1 "6 passed, 5 failed, 0 skipped" \
+	"kunit: fixture.fixture_case_b did not report" \
+	"kunit: fixture.fixture_case_new ran but is not in" \
+	"kunit: suite gone did not run (expected: 2 cases) [2 failures]" \
+	"kunit: fixture: fewer cases than its KTAP plan announced"
+fixture mount-failed 1 "3 passed, 4 failed, 0 skipped" \
+	"guest init: mount failed: devtmpfs /dev:" "guest init stopped the run:" \
+	"prog_a: did not run: the guest's init stopped"
+fixture timeout 1 "6 passed, 7 failed, 0 skipped" \
+	"prog_slow: killed by the guest's init after 300 s (limit 300 s)" \
+	"prog_slow: fixture.two, fixture.three did not report [2 failures]" \
+	"prog_stray: left processes running after it exited (killed): 123:memhog" \
+	"prog_late: not started: 12 s left before the boot's deadline"
+
+# The same on real boots of the x86_64 test kernel.
+if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ]; then
+	sboot() { # NAME ARGS...: boot, keep the output in build/logs/NAME.out
+		local name=$1
+		shift
+		"$top/qemu/boot.sh" --arch x86_64 --cfg test --name "$name" --quiet "$@" \
+			> "$build/logs/$name.out" 2>&1
+		rc=$?
+		sed 's/^/  /' "$build/logs/$name.out"
+	}
+	# Kernel reports fail a run whose tests all pass: LKDTM provokes a
+	# WARNING, a hung task (a task in D state, reported after
+	# hung_task_timeout_secs) and a soft lockup (a CPU spinning with
+	# preemption off, reported after 2 * watchdog_thresh s; then a panic
+	# ends the guest).
+	sboot selfcheck-reports --tests none --timeout 300 --cmd '
+		lkdtm=/sys/kernel/debug/provoke-crash/DIRECT
+		echo WARNING > $lkdtm
+		echo 2 > /proc/sys/kernel/hung_task_timeout_secs
+		echo HUNG_TASK > $lkdtm &
+		i=0
+		while [ $i -lt 120 ] && ! dmesg | grep -q "blocked for more than"; do
+			sleep 1; i=$((i + 1))
+		done
+		echo 1 > /proc/sys/kernel/softlockup_panic
+		echo 1 > /proc/sys/kernel/watchdog_thresh
+		echo SOFTLOCKUP > $lkdtm'
+	out=$build/logs/selfcheck-reports.out
+	[ $rc = 1 ] && grep -q 'FAIL console: kernel reports' "$out" &&
+		grep -q '^    \[WARNING\] .*WARNING: CPU' "$out" &&
+		grep -q '^    \[hung task\] .*INFO: task .* blocked for more than [0-9]* seconds' "$out" &&
+		grep -q '^    \[soft lockup\] .*BUG: soft lockup - CPU#' "$out"
+	check "a WARNING, a hung task and a soft lockup in the console fail the run" $?
+
+	# A pseudo file system that does not mount stops the run before the tests.
+	sboot selfcheck-mount --tests thp_scan_smoke --timeout 300 --append thpscan.fail_mount=tracefs
+	out=$build/logs/selfcheck-mount.out
+	[ $rc = 1 ] && grep -q 'FAIL guest init: mount failed: tracefs /sys/kernel/tracing' "$out" &&
+		grep -q 'FAIL thp_scan_smoke: did not run: the guest.s init stopped' "$out" &&
+		! grep -q THPSCAN-TEST-BEGIN "$build/logs/selfcheck-mount/results.log"
+	check "a failed mount in the guest stops the run and fails it" $?
+
+	# Time limits: a program killed at its limit (15 s here) is named, and
+	# so are the processes it forked (the harness runs each test in a
+	# process group of its own); the next program still runs; none starts
+	# when less than 20 s are left before the boot's deadline (75 s minus
+	# the 30 s margin): thp_scan_knobs, last, is named as not started; and
+	# the guest powers off before QEMU's timeout.
+	sboot selfcheck-timeout --tests "thp_scan_split thp_policy_fault thp_scan_knobs" \
+		--test-timeout 15 --timeout 75
+	out=$build/logs/selfcheck-timeout.out
+	[ $rc = 1 ] && grep -q 'FAIL thp_scan_split: killed by the guest.s init after [12][0-9] s (limit 15 s); also killed: [0-9]*:thp_scan_split' "$out" &&
+		grep -q 'FAIL thp_policy_fault: \(killed by the guest.s init after\|not started:\)' "$out" &&
+		grep -q "FAIL thp_scan_knobs: not started: [0-9]* s left before the boot's deadline" "$out" &&
+		! grep -q 'FAIL guest finished' "$out" && ! grep -q 'QEMU killed' "$out"
+	check "programs killed at their limit or not started before the deadline fail by name" $?
 fi
 cd "$top"
 finish

@@ -59,8 +59,7 @@ static void thp_scan_test_enabled_store(struct kunit *test)
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		kunit_skip(test, "buffer allocation failed");
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	KUNIT_EXPECT_EQ(test, 2, enabled_store(NULL, &enabled_attr, "0\n", 2));
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(thp_scan_enabled));
@@ -112,24 +111,45 @@ static void thp_scan_test_fill(struct folio *folio, unsigned int i)
 	kunmap_local(p);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(thp_scan_test_folio_put, folio_put, struct folio *);
+
+/*
+ * A zeroed folio of @order that KUnit frees when the case ends, however
+ * it ends; the case fails (and stops) if there is none.
+ */
+static struct folio *thp_scan_test_folio(struct kunit *test, unsigned int order)
+{
+	struct folio *folio;
+	int err;
+
+	folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "order-%u folio", order);
+	err = kunit_add_action_or_reset(test, thp_scan_test_folio_put, folio);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	return folio;
+}
+
 /*
  * The zero scan on real folios of several orders: the decision at the
  * limit and one past it, and the early exits both ways (how many
- * subpages it had to look at).
+ * subpages it had to look at).  Every folio is allocated before the
+ * first expectation.
  */
 static void thp_scan_test_zero_scan(struct kunit *test)
 {
 	static const unsigned int orders[] = { 2, 4, HPAGE_PMD_ORDER };
+	struct folio *folios[ARRAY_SIZE(orders)][2];
 	unsigned int k, i, scanned, zero;
+
+	for (k = 0; k < ARRAY_SIZE(orders); k++) {
+		folios[k][0] = thp_scan_test_folio(test, orders[k]);
+		folios[k][1] = thp_scan_test_folio(test, orders[k]);
+	}
 
 	for (k = 0; k < ARRAY_SIZE(orders); k++) {
 		unsigned int order = orders[k], nr = 1U << order;
 		unsigned int max_zero = thp_scan_max_zero(nr, 90);
-		struct folio *folio;
-
-		folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
-		if (!folio)
-			kunit_skip(test, "order-%u folio allocation failed", order);
+		struct folio *folio = folios[k][0];
 
 		/* All zero: underused after max_zero + 1 subpages. */
 		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
@@ -141,23 +161,22 @@ static void thp_scan_test_zero_scan(struct kunit *test)
 			thp_scan_test_fill(folio, i);
 		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
+		KUNIT_EXPECT_EQ_MSG(test, max_zero, zero, "order %u", order);
 
 		/* The first nr - max_zero filled too: used, known early. */
 		for (i = 0; i < nr - max_zero; i++)
 			thp_scan_test_fill(folio, i);
 		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr - max_zero, scanned, "order %u", order);
-		folio_put(folio);
+		KUNIT_EXPECT_EQ_MSG(test, 0u, zero, "order %u", order);
 
 		/* One filled subpage short of the limit, at the start: underused. */
-		folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
-		if (!folio)
-			kunit_skip(test, "order-%u folio allocation failed", order);
+		folio = folios[k][1];
 		for (i = 0; i + 1 < nr - max_zero; i++)
 			thp_scan_test_fill(folio, i);
 		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
-		folio_put(folio);
+		KUNIT_EXPECT_EQ_MSG(test, max_zero + 1, zero, "order %u", order);
 	}
 }
 
@@ -169,8 +188,7 @@ static void thp_scan_test_underused_zero_pct_store(struct kunit *test)
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		kunit_skip(test, "buffer allocation failed");
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	KUNIT_EXPECT_EQ(test, 3, thp_scan_uint_store(NULL, attr, "75\n", 3));
 	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "101", 3));
@@ -235,29 +253,82 @@ static void thp_scan_test_decide(struct kunit *test)
 	}
 }
 
-/* A private queue for the tests below, with folios that are not mapped. */
-static struct deferred_split *thp_scan_test_queue(struct kunit *test)
-{
-	struct deferred_split *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+/*
+ * A private queue for the tests below, with folios that are not mapped,
+ * and the folios thp_scan_next() gave out (locked, with a reference).
+ */
+struct thp_scan_test_queue {
+	struct deferred_split q;
+	struct folio *taken[24];
+	unsigned int nr_taken;
+};
 
-	KUNIT_ASSERT_NOT_NULL(test, q);
-	spin_lock_init(&q->split_queue_lock);
-	INIT_LIST_HEAD(&q->split_queue);
-	thp_scan_init_queue(q);
-	return q;
+/*
+ * Empty @data, a struct thp_scan_test_queue: unlock what was taken and
+ * drop both its references (the scanner's and the allocation's), and
+ * free what is still queued.  Run by KUnit when the case ends, however
+ * it ends.
+ */
+static void thp_scan_test_drain(void *data)
+{
+	struct thp_scan_test_queue *tq = data;
+	struct deferred_split *q = &tq->q;
+	struct folio *folio, *next;
+	unsigned long flags;
+	LIST_HEAD(list);
+	unsigned int i;
+
+	for (i = 0; i < tq->nr_taken; i++) {
+		folio = tq->taken[i];
+		folio_clear_partially_mapped(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+		folio_put(folio);
+	}
+	tq->nr_taken = 0;
+	spin_lock_irqsave(&q->split_queue_lock, flags);
+	list_splice_init(&q->split_queue, &list);
+	for (i = 0; i < THP_SCAN_NR_LISTS; i++)
+		list_splice_init(&q->scan_queue[i], &list);
+	q->split_queue_len = 0;
+	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	list_for_each_entry_safe(folio, next, &list, _deferred_list) {
+		list_del_init(&folio->_deferred_list);
+		folio_clear_partially_mapped(folio);
+		folio_put(folio);
+	}
 }
 
-/* Queue a new folio of @order, stamped @age jiffies ago. */
+static struct thp_scan_test_queue *thp_scan_test_queue(struct kunit *test)
+{
+	struct thp_scan_test_queue *tq = kunit_kzalloc(test, sizeof(*tq), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, tq);
+	spin_lock_init(&tq->q.split_queue_lock);
+	INIT_LIST_HEAD(&tq->q.split_queue);
+	thp_scan_init_queue(&tq->q);
+	/* Added after the allocation, so run before it is freed. */
+	err = kunit_add_action_or_reset(test, thp_scan_test_drain, tq);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	return tq;
+}
+
+/*
+ * Queue a new folio of @order, stamped @age jiffies ago; the case fails
+ * (and stops) if there is none.  Every case adds all of its folios before
+ * its first expectation.
+ */
 static struct folio *thp_scan_test_add(struct kunit *test,
-				       struct deferred_split *q,
+				       struct thp_scan_test_queue *tq,
 				       unsigned int order, bool partial,
 				       unsigned long age)
 {
 	struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_NOWARN, order);
+	struct deferred_split *q = &tq->q;
 	unsigned long flags;
 
-	if (!folio)
-		return NULL;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "order-%u folio", order);
 	if (partial)
 		folio_set_partially_mapped(folio);
 	spin_lock_irqsave(&q->split_queue_lock, flags);
@@ -268,27 +339,18 @@ static struct folio *thp_scan_test_add(struct kunit *test,
 	return folio;
 }
 
-/*
- * Empty @q and free what was on it and what thp_scan_next() gave out
- * (locked, with a reference).
- */
-static void thp_scan_test_drain(struct deferred_split *q, struct folio **taken,
-				unsigned int nr_taken)
+/* thp_scan_next() on @tq, keeping what it gives out for the drain. */
+static struct folio *thp_scan_test_next(struct thp_scan_test_queue *tq,
+					struct thp_scan_round *r)
 {
-	struct thp_scan_round r = { .budget = LONG_MAX, .nr_folios = ULONG_MAX };
 	struct folio *folio;
-	unsigned int i;
 
-	for (i = 0; i < nr_taken; i++) {
-		folio_unlock(taken[i]);
-		folio_put(taken[i]);
-	}
-	while ((folio = thp_scan_next(q, &r))) {
-		folio_clear_partially_mapped(folio);
-		folio_unlock(folio);
-		folio_put(folio);
-		folio_put(folio);
-	}
+	if (tq->nr_taken >= ARRAY_SIZE(tq->taken))
+		return NULL;
+	folio = thp_scan_next(&tq->q, r);
+	if (folio)
+		tq->taken[tq->nr_taken++] = folio;
+	return folio;
 }
 
 /*
@@ -308,38 +370,33 @@ static void thp_scan_test_queue_order(struct kunit *test)
 	};
 	/* The indexes into add[] in the order the scanner must take them. */
 	static const unsigned int want[] = { 4, 2, 1, 3, 0, 5 };
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 50,
 	};
-	struct folio *folios[ARRAY_SIZE(add)], *taken[ARRAY_SIZE(add)];
-	unsigned int i, n = 0;
+	struct folio *folios[ARRAY_SIZE(add)];
+	unsigned int i, n;
 
-	for (i = 0; i < ARRAY_SIZE(add); i++) {
-		folios[i] = thp_scan_test_add(test, q, add[i].order,
+	for (i = 0; i < ARRAY_SIZE(add); i++)
+		folios[i] = thp_scan_test_add(test, tq, add[i].order,
 					      add[i].partial, add[i].age);
-		if (!folios[i]) {
-			thp_scan_test_drain(q, taken, 0);
-			kunit_skip(test, "folio allocation failed");
-		}
-	}
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), tq->q.split_queue_len);
 
-	while (n < ARRAY_SIZE(add) && (taken[n] = thp_scan_next(q, &r)))
-		n++;
+	for (i = 0; i < ARRAY_SIZE(add); i++)
+		if (!thp_scan_test_next(tq, &r))
+			break;
+	n = tq->nr_taken;
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), n);
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[want[i]], taken[i],
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[want[i]], tq->taken[i],
 					"position %u", i);
-		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(taken[i]));
-		KUNIT_EXPECT_TRUE(test, folio_test_locked(taken[i]));
-		KUNIT_EXPECT_TRUE(test, list_empty(&taken[i]->_deferred_list));
+		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(tq->taken[i]));
+		KUNIT_EXPECT_TRUE(test, folio_test_locked(tq->taken[i]));
+		KUNIT_EXPECT_TRUE(test, list_empty(&tq->taken[i]->_deferred_list));
 	}
-	KUNIT_EXPECT_EQ(test, 0, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, 0, tq->q.split_queue_len);
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), r.taken);
-	folio_clear_partially_mapped(folios[4]);
-	thp_scan_test_drain(q, taken, n);
 }
 
 /*
@@ -348,26 +405,20 @@ static void thp_scan_test_queue_order(struct kunit *test)
  */
 static void thp_scan_test_queue_age(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 100 * HZ,
 	};
-	struct folio *folio, *taken;
+	struct folio *folio = thp_scan_test_add(test, tq, 4, false, 0);
 
-	folio = thp_scan_test_add(test, q, 4, false, 0);
-	if (!folio)
-		kunit_skip(test, "folio allocation failed");
-
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	KUNIT_EXPECT_TRUE(test, r.have_next_due);
 	KUNIT_EXPECT_EQ(test, folio->_thp_scan_stamp + 100 * HZ, r.next_due);
-	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, 1, tq->q.split_queue_len);
 
 	folio->_thp_scan_stamp = jiffies - 100 * HZ;
 	r.order = 0;
-	taken = thp_scan_next(q, &r);
-	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
-	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
+	KUNIT_EXPECT_PTR_EQ(test, folio, thp_scan_test_next(tq, &r));
 }
 
 /*
@@ -376,56 +427,49 @@ static void thp_scan_test_queue_age(struct kunit *test)
  */
 static void thp_scan_test_queue_partial_retry(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 100 * HZ,
 	};
-	struct folio *folio, *taken;
+	struct folio *folio = thp_scan_test_add(test, tq, 4, true, 0);
 
-	folio = thp_scan_test_add(test, q, 4, true, 0);
-	if (!folio)
-		kunit_skip(test, "folio allocation failed");
 	/* As if requeued in this jiffy (and a second more, so as not to race it). */
 	folio->_thp_scan_stamp = jiffies + HZ;
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	KUNIT_EXPECT_FALSE(test, list_empty(&folio->_deferred_list));
 
 	folio->_thp_scan_stamp = jiffies - 1;
 	r.order = 0;
-	taken = thp_scan_next(q, &r);
-	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
-	folio_clear_partially_mapped(folio);
-	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
+	KUNIT_EXPECT_PTR_EQ(test, folio, thp_scan_test_next(tq, &r));
 }
 
 /*
- * A folio whose lock someone else holds stays queued, goes to the tail
- * and is not taken in this jiffy; the next one is.
+ * The keep_locked decision, which no test in a booted kernel can bring
+ * about at will (a folio lock is only ever held for a moment): a folio
+ * whose lock someone else holds stays queued, with no reference taken,
+ * goes to the tail with a new stamp, costs the round one unit of its
+ * budget, and is not taken again in this jiffy; the next one is.
  */
 static void thp_scan_test_queue_busy(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX, .min_age = 1,
 	};
-	struct folio *a, *b, *taken;
+	struct folio *a = thp_scan_test_add(test, tq, 4, false, 200);
+	struct folio *b = thp_scan_test_add(test, tq, 4, false, 100);
+	unsigned long before = jiffies;
 
-	a = thp_scan_test_add(test, q, 4, false, 200);
-	b = thp_scan_test_add(test, q, 4, false, 100);
-	if (!a || !b) {
-		thp_scan_test_drain(q, NULL, 0);
-		kunit_skip(test, "folio allocation failed");
-	}
 	KUNIT_ASSERT_TRUE(test, folio_trylock(a));
-	taken = thp_scan_next(q, &r);
-	KUNIT_EXPECT_PTR_EQ(test, b, taken);
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_PTR_EQ(test, b, thp_scan_test_next(tq, &r));
+	KUNIT_EXPECT_EQ(test, LONG_MAX - 1, r.budget);
+	KUNIT_EXPECT_EQ(test, 1, r.taken);
+	KUNIT_EXPECT_TRUE(test, time_in_range(a->_thp_scan_stamp, before, jiffies));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	KUNIT_EXPECT_FALSE(test, list_empty(&a->_deferred_list));
 	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(a));
-	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, 1, tq->q.split_queue_len);
 	folio_unlock(a);
-	a->_thp_scan_stamp = jiffies - 100;
-	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
 }
 
 /*
@@ -434,29 +478,23 @@ static void thp_scan_test_queue_busy(struct kunit *test)
  */
 static void thp_scan_test_queue_share(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = 120, .nr_folios = ULONG_MAX, .min_age = 1,
 	};
-	struct folio *taken[24], *folio;
-	unsigned int i, n = 0, nr[THP_SCAN_MAX_ORDER + 1] = { };
+	unsigned int i, nr[THP_SCAN_MAX_ORDER + 1] = { };
+	struct folio *folio;
 
-	for (i = 0; i < 24; i++) {
-		if (!thp_scan_test_add(test, q, i % 2 ? 4 : 2, false, HZ)) {
-			thp_scan_test_drain(q, taken, 0);
-			kunit_skip(test, "folio allocation failed");
-		}
-	}
-	while (n < ARRAY_SIZE(taken) && (folio = thp_scan_next(q, &r))) {
-		taken[n++] = folio;
+	for (i = 0; i < 24; i++)
+		thp_scan_test_add(test, tq, i % 2 ? 4 : 2, false, HZ);
+	while ((folio = thp_scan_test_next(tq, &r))) {
 		nr[folio_order(folio)]++;
 		r.budget -= 10;		/* what thp_scan_folio() would charge */
 	}
 	KUNIT_EXPECT_EQ(test, 8u, nr[4]);
 	KUNIT_EXPECT_EQ(test, 4u, nr[2]);
-	KUNIT_EXPECT_EQ(test, 12u, n);
-	KUNIT_EXPECT_EQ(test, 12, q->split_queue_len);
-	thp_scan_test_drain(q, taken, n);
+	KUNIT_EXPECT_EQ(test, 12u, tq->nr_taken);
+	KUNIT_EXPECT_EQ(test, 12, tq->q.split_queue_len);
 }
 
 /* The unsigned knobs take their range and nothing else. */

@@ -18,6 +18,13 @@ boot_params=(
 	"transparent_hugepage=sometimes thp_anon=64K:bogus thpscan.expect_global=always thpscan.expect_64kB=never thpscan.expect_log=transparent_hugepage=sometimes+cannot+parse thpscan.expect_log=thp_anon=64K:bogus:+error+parsing"
 )
 
+# Boots that run one *_boot program with boot parameters of its own:
+# "PROGRAM PARAMETERS".
+boot_programs=(
+	# No memory controller: THPs go to the per-node thp_scan queues.
+	"thp_scan_node_boot cgroup_disable=memory"
+)
+
 passed=0 failed=0 skipped=0
 t0=$(date +%s)
 step() { echo "== [$(date +%T), +$(($(date +%s) - t0)) s] $*"; }
@@ -81,6 +88,17 @@ for c in $configs; do
 			count "$build/logs/$arch-boot$n/counts"
 		else
 			check "boot $arch-boot$n" 1
+		fi
+	done
+	for entry in "${boot_programs[@]}"; do
+		prog=${entry%% *} params=${entry#* }
+		step "booting $arch-$cfg with $params for $prog"
+		"$top/qemu/boot.sh" --arch "$arch" --cfg "$cfg" --name "$arch-$prog" \
+			--tests "$prog" --append "$params" --timeout 300 --quiet
+		if [ -f "$build/logs/$arch-$prog/counts" ]; then
+			count "$build/logs/$arch-$prog/counts"
+		else
+			check "boot $arch-$prog" 1
 		fi
 	done
 done

@@ -40,7 +40,8 @@ for src in "$sel"/mm/thp_scan_*.c "$sel"/mm/thp_policy_*.c; do
 	*) echo "$t" >> "$out/tests.list.new" ;;
 	esac
 	if [ ! -x "$out/$t" ] || [ "$src" -nt "$out/$t" ] ||
-	   [ "$sel/mm/vm_util.c" -nt "$out/$t" ] || [ "$sel/mm/thp_settings.c" -nt "$out/$t" ]; then
+	   [ "$sel/mm/vm_util.c" -nt "$out/$t" ] || [ "$sel/mm/thp_settings.c" -nt "$out/$t" ] ||
+	   [ "$sel/mm/thp_scan_util.h" -nt "$out/$t" ]; then
 		"$cc" "${cflags[@]}" -o "$out/$t" "$src" "${libs[@]}" -lm
 	fi
 done

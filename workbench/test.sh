@@ -16,6 +16,16 @@ boot_params=(
 	"transparent_hugepage=defer thp_anon=64K:auto thpscan.expect_global=defer thpscan.expect_64kB=auto thpscan.expect_2048kB=never"
 	"transparent_hugepage=auto thp_anon=2M:defer;32K:defer thpscan.expect_global=auto thpscan.expect_2048kB=defer thpscan.expect_32kB=defer"
 	"transparent_hugepage=sometimes thp_anon=64K:bogus thpscan.expect_global=always thpscan.expect_64kB=never thpscan.expect_log=transparent_hugepage=sometimes+cannot+parse thpscan.expect_log=thp_anon=64K:bogus:+error+parsing"
+	# One bad entry after good ones: thp_anon= is ignored as a whole, the
+	# sizes the good entries set are back at their defaults.
+	"transparent_hugepage=always thp_anon=16K,32K:always;2M:defer;64K:bogus thpscan.expect_global=always thpscan.expect_16kB=never thpscan.expect_32kB=never thpscan.expect_64kB=never thpscan.expect_2048kB=inherit thpscan.expect_log=invalid+policy+bogus+in+thp_anon+boot+parameter thpscan.expect_log=thp_anon=16K,32K:always;2M:defer;64K:bogus:+error+parsing+string,+ignoring+setting"
+)
+
+# Boots that run one *_boot program with boot parameters of its own:
+# "PROGRAM PARAMETERS".
+boot_programs=(
+	# No memory controller: THPs go to the per-node thp_scan queues.
+	"thp_scan_node_boot cgroup_disable=memory"
 )
 
 passed=0 failed=0 skipped=0
@@ -104,6 +114,17 @@ for c in $configs; do
 		step "booting $arch-$cfg with: ${params%% thpscan.*}"
 		boot "$arch-boot$n" --arch "$arch" --cfg "$cfg" \
 			--tests thp_policy_boot --append "$params" --timeout 300 --quiet
+	done
+	for entry in "${boot_programs[@]}"; do
+		prog=${entry%% *} params=${entry#* }
+		step "booting $arch-$cfg with $params for $prog"
+		"$top/qemu/boot.sh" --arch "$arch" --cfg "$cfg" --name "$arch-$prog" \
+			--tests "$prog" --append "$params" --timeout 300 --quiet
+		if [ -f "$build/logs/$arch-$prog/counts" ]; then
+			count "$build/logs/$arch-$prog/counts"
+		else
+			check "boot $arch-$prog" 1
+		fi
 	done
 done
 

@@ -112,8 +112,7 @@ static void thp_auto_test_threshold_store(struct kunit *test)
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		kunit_skip(test, "buffer allocation failed");
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	mutex_lock(&thp_auto_lock);
 	saved = thp_auto_thr;

@@ -59,8 +59,7 @@ static void thp_scan_test_enabled_store(struct kunit *test)
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		kunit_skip(test, "buffer allocation failed");
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	KUNIT_EXPECT_EQ(test, 2, enabled_store(NULL, &enabled_attr, "0\n", 2));
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(thp_scan_enabled));
@@ -112,24 +111,45 @@ static void thp_scan_test_fill(struct folio *folio, unsigned int i)
 	kunmap_local(p);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(thp_scan_test_folio_put, folio_put, struct folio *);
+
+/*
+ * A zeroed folio of @order that KUnit frees when the case ends, however
+ * it ends; the case fails (and stops) if there is none.
+ */
+static struct folio *thp_scan_test_folio(struct kunit *test, unsigned int order)
+{
+	struct folio *folio;
+	int err;
+
+	folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "order-%u folio", order);
+	err = kunit_add_action_or_reset(test, thp_scan_test_folio_put, folio);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	return folio;
+}
+
 /*
  * The zero scan on real folios of several orders: the decision at the
  * limit and one past it, and the early exits both ways (how many
- * subpages it had to look at).
+ * subpages it had to look at).  Every folio is allocated before the
+ * first expectation.
  */
 static void thp_scan_test_zero_scan(struct kunit *test)
 {
 	static const unsigned int orders[] = { 2, 4, HPAGE_PMD_ORDER };
+	struct folio *folios[ARRAY_SIZE(orders)][2];
 	unsigned int k, i, scanned, zero;
+
+	for (k = 0; k < ARRAY_SIZE(orders); k++) {
+		folios[k][0] = thp_scan_test_folio(test, orders[k]);
+		folios[k][1] = thp_scan_test_folio(test, orders[k]);
+	}
 
 	for (k = 0; k < ARRAY_SIZE(orders); k++) {
 		unsigned int order = orders[k], nr = 1U << order;
 		unsigned int max_zero = thp_scan_max_zero(nr, 90);
-		struct folio *folio;
-
-		folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
-		if (!folio)
-			kunit_skip(test, "order-%u folio allocation failed", order);
+		struct folio *folio = folios[k][0];
 
 		/* All zero: underused after max_zero + 1 subpages. */
 		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
@@ -141,23 +161,22 @@ static void thp_scan_test_zero_scan(struct kunit *test)
 			thp_scan_test_fill(folio, i);
 		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
+		KUNIT_EXPECT_EQ_MSG(test, max_zero, zero, "order %u", order);
 
 		/* The first nr - max_zero filled too: used, known early. */
 		for (i = 0; i < nr - max_zero; i++)
 			thp_scan_test_fill(folio, i);
 		KUNIT_EXPECT_FALSE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr - max_zero, scanned, "order %u", order);
-		folio_put(folio);
+		KUNIT_EXPECT_EQ_MSG(test, 0u, zero, "order %u", order);
 
 		/* One filled subpage short of the limit, at the start: underused. */
-		folio = folio_alloc(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
-		if (!folio)
-			kunit_skip(test, "order-%u folio allocation failed", order);
+		folio = folios[k][1];
 		for (i = 0; i + 1 < nr - max_zero; i++)
 			thp_scan_test_fill(folio, i);
 		KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, max_zero, &scanned, &zero));
 		KUNIT_EXPECT_EQ_MSG(test, nr, scanned, "order %u", order);
-		folio_put(folio);
+		KUNIT_EXPECT_EQ_MSG(test, max_zero + 1, zero, "order %u", order);
 	}
 }
 
@@ -169,8 +188,7 @@ static void thp_scan_test_underused_zero_pct_store(struct kunit *test)
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		kunit_skip(test, "buffer allocation failed");
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	KUNIT_EXPECT_EQ(test, 3, thp_scan_uint_store(NULL, attr, "75\n", 3));
 	KUNIT_EXPECT_EQ(test, -EINVAL, thp_scan_uint_store(NULL, attr, "101", 3));
@@ -386,16 +404,68 @@ static void thp_scan_test_split_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 6u, thp_scan_split_order(thp_scan_test_bitmap, 9));
 }
 
-/* A private queue for the tests below, with folios that are not mapped. */
-static struct deferred_split *thp_scan_test_queue(struct kunit *test)
-{
-	struct deferred_split *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+/*
+ * A private queue for the tests below, with folios that are not mapped,
+ * and the folios thp_scan_next() gave out (locked, with a reference).
+ */
+struct thp_scan_test_queue {
+	struct deferred_split q;
+	struct folio *taken[24];
+	unsigned int nr_taken;
+};
 
-	KUNIT_ASSERT_NOT_NULL(test, q);
-	spin_lock_init(&q->split_queue_lock);
-	INIT_LIST_HEAD(&q->split_queue);
-	thp_scan_init_queue(q);
-	return q;
+/*
+ * Empty @data, a struct thp_scan_test_queue: unlock what was taken and
+ * drop both its references (the scanner's and the allocation's), and
+ * free what is still queued.  Run by KUnit when the case ends, however
+ * it ends.
+ */
+static void thp_scan_test_drain(void *data)
+{
+	struct thp_scan_test_queue *tq = data;
+	struct deferred_split *q = &tq->q;
+	struct folio *folio, *next;
+	unsigned long flags;
+	LIST_HEAD(list);
+	unsigned int i;
+
+	for (i = 0; i < tq->nr_taken; i++) {
+		folio = tq->taken[i];
+		folio_clear_partially_mapped(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+		folio_put(folio);
+	}
+	tq->nr_taken = 0;
+	spin_lock_irqsave(&q->split_queue_lock, flags);
+	list_splice_init(&q->split_queue, &list);
+	for (i = 0; i < THP_SCAN_NR_LISTS; i++) {
+		list_splice_init(&q->scan_queue[i], &list);
+		list_splice_init(&q->kept_queue[i], &list);
+	}
+	q->split_queue_len = 0;
+	q->nr_kept = 0;
+	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	list_for_each_entry_safe(folio, next, &list, _deferred_list) {
+		list_del_init(&folio->_deferred_list);
+		folio_clear_partially_mapped(folio);
+		folio_put(folio);
+	}
+}
+
+static struct thp_scan_test_queue *thp_scan_test_queue(struct kunit *test)
+{
+	struct thp_scan_test_queue *tq = kunit_kzalloc(test, sizeof(*tq), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, tq);
+	spin_lock_init(&tq->q.split_queue_lock);
+	INIT_LIST_HEAD(&tq->q.split_queue);
+	thp_scan_init_queue(&tq->q);
+	/* Added after the allocation, so run before it is freed. */
+	err = kunit_add_action_or_reset(test, thp_scan_test_drain, tq);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	return tq;
 }
 
 /*
@@ -408,17 +478,21 @@ static void thp_scan_test_stamp(struct folio *folio, unsigned long when)
 				 (folio->_thp_scan_stamp & THP_SCAN_STAMP_KEPT);
 }
 
-/* Queue a new folio of @order, stamped @age jiffies ago. */
+/*
+ * Queue a new folio of @order, stamped @age jiffies ago; the case fails
+ * (and stops) if there is none.  Every case adds all of its folios before
+ * its first expectation.
+ */
 static struct folio *thp_scan_test_add(struct kunit *test,
-				       struct deferred_split *q,
+				       struct thp_scan_test_queue *tq,
 				       unsigned int order, bool partial,
 				       unsigned long age)
 {
 	struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_NOWARN, order);
+	struct deferred_split *q = &tq->q;
 	unsigned long flags;
 
-	if (!folio)
-		return NULL;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "order-%u folio", order);
 	if (partial)
 		folio_set_partially_mapped(folio);
 	spin_lock_irqsave(&q->split_queue_lock, flags);
@@ -429,27 +503,18 @@ static struct folio *thp_scan_test_add(struct kunit *test,
 	return folio;
 }
 
-/*
- * Empty @q and free what was on it and what thp_scan_next() gave out
- * (locked, with a reference).
- */
-static void thp_scan_test_drain(struct deferred_split *q, struct folio **taken,
-				unsigned int nr_taken)
+/* thp_scan_next() on @tq, keeping what it gives out for the drain. */
+static struct folio *thp_scan_test_next(struct thp_scan_test_queue *tq,
+					struct thp_scan_round *r)
 {
-	struct thp_scan_round r = { .budget = LONG_MAX, .nr_folios = ULONG_MAX };
 	struct folio *folio;
-	unsigned int i;
 
-	for (i = 0; i < nr_taken; i++) {
-		folio_unlock(taken[i]);
-		folio_put(taken[i]);
-	}
-	while ((folio = thp_scan_next(q, &r))) {
-		folio_clear_partially_mapped(folio);
-		folio_unlock(folio);
-		folio_put(folio);
-		folio_put(folio);
-	}
+	if (tq->nr_taken >= ARRAY_SIZE(tq->taken))
+		return NULL;
+	folio = thp_scan_next(&tq->q, r);
+	if (folio)
+		tq->taken[tq->nr_taken++] = folio;
+	return folio;
 }
 
 /*
@@ -469,39 +534,34 @@ static void thp_scan_test_queue_order(struct kunit *test)
 	};
 	/* The indexes into add[] in the order the scanner must take them. */
 	static const unsigned int want[] = { 4, 2, 1, 3, 0, 5 };
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
 		.min_age = 50, .new_age = 50,
 	};
-	struct folio *folios[ARRAY_SIZE(add)], *taken[ARRAY_SIZE(add)];
-	unsigned int i, n = 0;
+	struct folio *folios[ARRAY_SIZE(add)];
+	unsigned int i, n;
 
-	for (i = 0; i < ARRAY_SIZE(add); i++) {
-		folios[i] = thp_scan_test_add(test, q, add[i].order,
+	for (i = 0; i < ARRAY_SIZE(add); i++)
+		folios[i] = thp_scan_test_add(test, tq, add[i].order,
 					      add[i].partial, add[i].age);
-		if (!folios[i]) {
-			thp_scan_test_drain(q, taken, 0);
-			kunit_skip(test, "folio allocation failed");
-		}
-	}
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), tq->q.split_queue_len);
 
-	while (n < ARRAY_SIZE(add) && (taken[n] = thp_scan_next(q, &r)))
-		n++;
+	for (i = 0; i < ARRAY_SIZE(add); i++)
+		if (!thp_scan_test_next(tq, &r))
+			break;
+	n = tq->nr_taken;
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), n);
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[want[i]], taken[i],
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[want[i]], tq->taken[i],
 					"position %u", i);
-		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(taken[i]));
-		KUNIT_EXPECT_TRUE(test, folio_test_locked(taken[i]));
-		KUNIT_EXPECT_TRUE(test, list_empty(&taken[i]->_deferred_list));
+		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(tq->taken[i]));
+		KUNIT_EXPECT_TRUE(test, folio_test_locked(tq->taken[i]));
+		KUNIT_EXPECT_TRUE(test, list_empty(&tq->taken[i]->_deferred_list));
 	}
-	KUNIT_EXPECT_EQ(test, 0, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, 0, tq->q.split_queue_len);
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), r.taken);
-	folio_clear_partially_mapped(folios[4]);
-	thp_scan_test_drain(q, taken, n);
 }
 
 /*
@@ -510,27 +570,21 @@ static void thp_scan_test_queue_order(struct kunit *test)
  */
 static void thp_scan_test_queue_age(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
 		.min_age = 100 * HZ, .new_age = 100 * HZ,
 	};
-	struct folio *folio, *taken;
+	struct folio *folio = thp_scan_test_add(test, tq, 4, false, 0);
 
-	folio = thp_scan_test_add(test, q, 4, false, 0);
-	if (!folio)
-		kunit_skip(test, "folio allocation failed");
-
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	KUNIT_EXPECT_TRUE(test, r.have_next_due);
 	KUNIT_EXPECT_EQ(test, folio->_thp_scan_stamp + 100 * HZ, r.next_due);
-	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, 1, tq->q.split_queue_len);
 
 	thp_scan_test_stamp(folio, jiffies - 100 * HZ);
 	r.order = 0;
-	taken = thp_scan_next(q, &r);
-	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
-	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
+	KUNIT_EXPECT_PTR_EQ(test, folio, thp_scan_test_next(tq, &r));
 }
 
 /*
@@ -540,59 +594,53 @@ static void thp_scan_test_queue_age(struct kunit *test)
  */
 static void thp_scan_test_queue_partial_retry(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
 		.min_age = 100 * HZ, .new_age = 100 * HZ,
 		.partial_age = HZ / 10 ?: 1,
 	};
-	struct folio *folio, *taken;
+	struct folio *folio = thp_scan_test_add(test, tq, 4, true, 0);
 
-	folio = thp_scan_test_add(test, q, 4, true, 0);
-	if (!folio)
-		kunit_skip(test, "folio allocation failed");
 	/* As if requeued in this jiffy (and a second more, so as not to race it). */
 	thp_scan_test_stamp(folio, jiffies + HZ);
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	KUNIT_EXPECT_FALSE(test, list_empty(&folio->_deferred_list));
 
 	thp_scan_test_stamp(folio, jiffies - r.partial_age);
 	r.order = 0;
-	taken = thp_scan_next(q, &r);
-	KUNIT_EXPECT_PTR_EQ(test, folio, taken);
-	folio_clear_partially_mapped(folio);
-	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
+	KUNIT_EXPECT_PTR_EQ(test, folio, thp_scan_test_next(tq, &r));
 }
 
 /*
- * A folio whose lock someone else holds stays queued, goes to the tail
- * and is not taken in this jiffy; the next one is.
+ * The keep_locked decision, which no test in a booted kernel can bring
+ * about at will (a folio lock is only ever held for a moment): a folio
+ * whose lock someone else holds stays queued, with no reference taken,
+ * goes to the tail with a new stamp, costs the round one unit of its
+ * budget, and is not taken again in this jiffy; the next one is.
  */
 static void thp_scan_test_queue_busy(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
 		.min_age = 1, .new_age = 1,
 	};
-	struct folio *a, *b, *taken;
+	struct folio *a = thp_scan_test_add(test, tq, 4, false, 200);
+	struct folio *b = thp_scan_test_add(test, tq, 4, false, 100);
+	unsigned long before = jiffies;
 
-	a = thp_scan_test_add(test, q, 4, false, 200);
-	b = thp_scan_test_add(test, q, 4, false, 100);
-	if (!a || !b) {
-		thp_scan_test_drain(q, NULL, 0);
-		kunit_skip(test, "folio allocation failed");
-	}
 	KUNIT_ASSERT_TRUE(test, folio_trylock(a));
-	taken = thp_scan_next(q, &r);
-	KUNIT_EXPECT_PTR_EQ(test, b, taken);
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &r));
+	KUNIT_EXPECT_PTR_EQ(test, b, thp_scan_test_next(tq, &r));
+	KUNIT_EXPECT_EQ(test, LONG_MAX - 1, r.budget);
+	KUNIT_EXPECT_EQ(test, 1, r.taken);
+	/* The stamp's lowest bit is its list's: a jiffy earlier, at most. */
+	KUNIT_EXPECT_TRUE(test, time_in_range(a->_thp_scan_stamp, before - 1, jiffies));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
 	KUNIT_EXPECT_FALSE(test, list_empty(&a->_deferred_list));
 	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(a));
-	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, 1, tq->q.split_queue_len);
 	folio_unlock(a);
-	thp_scan_test_stamp(a, jiffies - 100);
-	thp_scan_test_drain(q, &taken, taken ? 1 : 0);
 }
 
 /*
@@ -601,62 +649,48 @@ static void thp_scan_test_queue_busy(struct kunit *test)
  */
 static void thp_scan_test_queue_share(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = 120, .nr_folios = ULONG_MAX,
 		.min_age = 1, .new_age = 1,
 	};
-	struct folio *taken[24], *folio;
-	unsigned int i, n = 0, nr[THP_SCAN_MAX_ORDER + 1] = { };
+	unsigned int i, nr[THP_SCAN_MAX_ORDER + 1] = { };
+	struct folio *folio;
 
-	for (i = 0; i < 24; i++) {
-		if (!thp_scan_test_add(test, q, i % 2 ? 4 : 2, false, HZ)) {
-			thp_scan_test_drain(q, taken, 0);
-			kunit_skip(test, "folio allocation failed");
-		}
-	}
-	while (n < ARRAY_SIZE(taken) && (folio = thp_scan_next(q, &r))) {
-		taken[n++] = folio;
+	for (i = 0; i < 24; i++)
+		thp_scan_test_add(test, tq, i % 2 ? 4 : 2, false, HZ);
+	while ((folio = thp_scan_test_next(tq, &r))) {
 		nr[folio_order(folio)]++;
 		r.budget -= 10;		/* what thp_scan_folio() would charge */
 	}
 	KUNIT_EXPECT_EQ(test, 8u, nr[4]);
 	KUNIT_EXPECT_EQ(test, 4u, nr[2]);
-	KUNIT_EXPECT_EQ(test, 12u, n);
-	KUNIT_EXPECT_EQ(test, 12, q->split_queue_len);
+	KUNIT_EXPECT_EQ(test, 12u, tq->nr_taken);
+	KUNIT_EXPECT_EQ(test, 12, tq->q.split_queue_len);
 	/* Order 4 was left at its share with folios due: the round is busy. */
 	KUNIT_EXPECT_TRUE(test, r.left_due);
-	thp_scan_test_drain(q, taken, n);
 }
 
 /*
  * One order alone queued, all of it taken within the budget: the round
- * is not busy; with too small a budget it ends busy (budget spent).
+ * is not busy.
  */
 static void thp_scan_test_queue_not_left(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round r = {
 		.budget = 120, .nr_folios = ULONG_MAX,
 		.min_age = 1, .new_age = 1,
 	};
-	struct folio *taken[4], *folio;
-	unsigned int i, n = 0;
+	unsigned int i;
 
-	for (i = 0; i < 4; i++) {
-		if (!thp_scan_test_add(test, q, 4, false, HZ)) {
-			thp_scan_test_drain(q, taken, 0);
-			kunit_skip(test, "folio allocation failed");
-		}
-	}
-	while (n < ARRAY_SIZE(taken) && (folio = thp_scan_next(q, &r))) {
-		taken[n++] = folio;
+	for (i = 0; i < 4; i++)
+		thp_scan_test_add(test, tq, 4, false, HZ);
+	while (thp_scan_test_next(tq, &r))
 		r.budget -= 10;
-	}
-	KUNIT_EXPECT_EQ(test, 4u, n);
+	KUNIT_EXPECT_EQ(test, 4u, tq->nr_taken);
 	KUNIT_EXPECT_FALSE(test, r.left_due);
 	KUNIT_EXPECT_EQ(test, 80, r.budget);
-	thp_scan_test_drain(q, taken, n);
 }
 
 /*
@@ -667,7 +701,7 @@ static void thp_scan_test_queue_not_left(struct kunit *test)
  */
 static void thp_scan_test_queue_kept(struct kunit *test)
 {
-	struct deferred_split *q = thp_scan_test_queue(test);
+	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
 	struct thp_scan_round shrink = {
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
 		.min_age = 100 * HZ, .new_age = 1, .partial_age = 1,
@@ -675,23 +709,16 @@ static void thp_scan_test_queue_kept(struct kunit *test)
 		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
 		.min_age = 100 * HZ, .new_age = 100 * HZ,
 	};
-	struct folio *kept, *young, *taken[2] = { };
+	struct deferred_split *q = &tq->q;
+	struct folio *kept = thp_scan_test_add(test, tq, 4, false, 0);
+	struct folio *young = thp_scan_test_add(test, tq, 4, false, 2);
 	unsigned long flags;
 
-	kept = folio_alloc(GFP_KERNEL | __GFP_NOWARN, 4);
-	young = folio_alloc(GFP_KERNEL | __GFP_NOWARN, 4);
-	if (!kept || !young) {
-		if (kept)
-			folio_put(kept);
-		if (young)
-			folio_put(young);
-		kunit_skip(test, "folio allocation failed");
-	}
+	/* Looked at and kept just now. */
 	spin_lock_irqsave(&q->split_queue_lock, flags);
+	thp_scan_dequeue(q, kept);
 	thp_scan_enqueue(q, kept, true);
-	thp_scan_enqueue(q, young, false);
-	q->split_queue_len += 2;
-	thp_scan_test_stamp(young, jiffies - 2);
+	q->split_queue_len++;
 	spin_unlock_irqrestore(&q->split_queue_lock, flags);
 
 	KUNIT_EXPECT_EQ(test, 1, q->nr_kept);
@@ -699,19 +726,16 @@ static void thp_scan_test_queue_kept(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, thp_scan_is_kept(young));
 	KUNIT_EXPECT_EQ(test, 1, thp_scan_count_objects(q));
 
-	taken[0] = thp_scan_next(q, &shrink);
-	KUNIT_EXPECT_PTR_EQ(test, young, taken[0]);
-	KUNIT_EXPECT_NULL(test, thp_scan_next(q, &shrink));
+	KUNIT_EXPECT_PTR_EQ(test, young, thp_scan_test_next(tq, &shrink));
+	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &shrink));
 	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
 
 	/* Old enough: kthpscand takes it, and it is kept no more. */
 	thp_scan_test_stamp(kept, jiffies - 100 * HZ - 2);
-	taken[1] = thp_scan_next(q, &round);
-	KUNIT_EXPECT_PTR_EQ(test, kept, taken[1]);
+	KUNIT_EXPECT_PTR_EQ(test, kept, thp_scan_test_next(tq, &round));
 	KUNIT_EXPECT_EQ(test, 0, q->nr_kept);
 	KUNIT_EXPECT_EQ(test, 0, q->split_queue_len);
 	KUNIT_EXPECT_FALSE(test, thp_scan_is_kept(kept));
-	thp_scan_test_drain(q, taken, 2);
 }
 
 /*
@@ -902,8 +926,8 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_queue_busy),
 	KUNIT_CASE(thp_scan_test_queue_share),
 	KUNIT_CASE(thp_scan_test_queue_not_left),
-	KUNIT_CASE(thp_scan_test_cost),
 	KUNIT_CASE(thp_scan_test_queue_kept),
+	KUNIT_CASE(thp_scan_test_cost),
 	KUNIT_CASE(thp_scan_test_uint_knobs),
 	KUNIT_CASE(thp_scan_test_collapse_limit),
 	KUNIT_CASE(thp_scan_test_collapse_below_split),

@@ -24,68 +24,14 @@
 #include "thp_settings.h"
 #include "thp_scan_util.h"
 
-#define THP "/sys/kernel/mm/transparent_hugepage/"
-#define THP_SCAN THP "thp_scan/"
 #define KHUGEPAGED THP "khugepaged/"
-#define AUTO THP "auto/"
-#define CG "/sys/fs/cgroup/"
 #define CG_T CG "thp_scan_collapse/"
 /* Bounds of the waits below, in seconds of guest time. */
 #define WAIT_SECS 120
 
-/* The knobs a test may change, restored by the teardown. */
-static const char * const saved_knobs[] = {
-	THP_SCAN "enabled", THP_SCAN "collapse_max_new_pct",
-	THP_SCAN "underused_zero_pct", THP_SCAN "min_age_millisecs",
-	AUTO "interval_ms", AUTO "pressure_psi_pct",
-	AUTO "pressure_available_pct", AUTO "plentiful_available_pct",
-};
-
-#define NR_SAVED ARRAY_SIZE(saved_knobs)
-
-/* A counter that must exist: the test fails if it does not. */
-static long counter(struct __test_metadata *_metadata, const char *path,
-		    const char *key)
-{
-	char buf[64];
-	long v;
-
-	if (key) {
-		v = keyed(path, key);
-		if (v < 0)
-			TH_LOG("%s missing in %s", key, path);
-	} else {
-		v = get(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 10);
-		if (v < 0)
-			TH_LOG("cannot read %s", path);
-	}
-	if (v < 0)
-		_metadata->exit_code = KSFT_FAIL;
-	return v;
-}
-
-#define VMSTAT(key) counter(_metadata, "/proc/vmstat", key)
-#define FILE_NUM(path) counter(_metadata, path, NULL)
-
-static long pmd_stat(struct __test_metadata *_metadata, unsigned long pmd_kb,
-		     const char *name)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/%s", pmd_kb, name);
-	return counter(_metadata, path, NULL);
-}
-
-/* Map @len bytes aligned to @align; NULL on failure. */
-static char *map_aligned(size_t len, size_t align)
-{
-	char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (raw == MAP_FAILED)
-		return NULL;
-	return (char *)(((uintptr_t)raw + align - 1) & ~(align - 1));
-}
+#define VMSTAT(key) vm_counter(_metadata, key)
+#define FILE_NUM(path) must_long(_metadata, path)
+#define PMD_STAT(name) must_stat(_metadata, self->z.pmd_kb, name)
 
 /* The byte every data page @pg is filled with: never zero. */
 static unsigned char page_byte(size_t pg)
@@ -166,82 +112,8 @@ static bool every(size_t pg, size_t per)
 	return true;
 }
 
-#define KPF_COMPOUND_HEAD	15
-#define KPF_COMPOUND_TAIL	16
-#define KPF_THP			22
-
-/* The /proc/kpageflags word of the page mapped at @addr; 0 if none. */
-static uint64_t page_flags(int pagemap, int kpageflags, char *addr)
-{
-	unsigned long pfn = pagemap_get_pfn(pagemap, addr);
-	uint64_t flags = 0;
-
-	if (pfn == -1UL ||
-	    pread(kpageflags, &flags, sizeof(flags), pfn * sizeof(flags)) != sizeof(flags))
-		return 0;
-	return flags;
-}
-
-/*
- * How many of the @nr PMD ranges at @p are one PMD-sized THP each (head
- * at the start, tails up to the end, physically contiguous); -1 if
- * pagemap or kpageflags cannot be read.
- */
-static long thps(char *p, size_t nr, size_t pmd)
-{
-	int pagemap = open("/proc/self/pagemap", O_RDONLY);
-	int kpageflags = open("/proc/kpageflags", O_RDONLY);
-	size_t psz = getpagesize(), i;
-	long n = -1;
-
-	if (pagemap >= 0 && kpageflags >= 0) {
-		for (n = 0, i = 0; i < nr; i++) {
-			char *a = p + i * pmd, *z = a + pmd - psz;
-			uint64_t fa = page_flags(pagemap, kpageflags, a);
-			uint64_t fz = page_flags(pagemap, kpageflags, z);
-
-			if ((fa & (1ULL << KPF_THP)) && (fa & (1ULL << KPF_COMPOUND_HEAD)) &&
-			    (fz & (1ULL << KPF_THP)) && (fz & (1ULL << KPF_COMPOUND_TAIL)) &&
-			    pagemap_get_pfn(pagemap, z) ==
-			    pagemap_get_pfn(pagemap, a) + pmd / psz - 1)
-				n++;
-		}
-	}
-	if (pagemap >= 0)
-		close(pagemap);
-	if (kpageflags >= 0)
-		close(kpageflags);
-	return n;
-}
-
-/* Rss in kB of the mapping that contains @addr; -1 if not found. */
-static long rss_kb(void *addr)
-{
-	unsigned long start, end;
-	char line[256];
-	long v = -1;
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
-		    strchr(line, '-') < strchr(line, ' ')) {
-			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
-			continue;
-		}
-		if (in && !strncmp(line, "Rss:", 4))
-			v = strtol(line + 4, NULL, 10);
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
-
 FIXTURE(collapse) {
-	char saved[NR_SAVED][32];
-	size_t psz, pmd, per;
-	unsigned long pmd_kb;
-	int order_pmd;
+	struct thp_sizes z;
 };
 
 /* A fast khugepaged, as the issue asks: it passes over all of memory often. */
@@ -256,38 +128,30 @@ static void fast_khugepaged(struct thp_settings *s, size_t per)
 FIXTURE_SETUP(collapse)
 {
 	struct thp_settings s;
-	char pid[16];
-	unsigned int i;
+	char buf[32], pid[16];
+	int i;
 
+	thp_scan_reset();
 	ASSERT_EQ(0, access(THP_SCAN "collapse_max_new_pct", F_OK))
 		TH_LOG("kernel without thp_scan's collapse limit");
-	ASSERT_EQ(0, access(CG "cgroup.procs", F_OK));
-	self->psz = getpagesize();
-	self->pmd = read_pmd_pagesize();
-	ASSERT_NE(0, self->pmd);
-	self->per = self->pmd / self->psz;
-	self->pmd_kb = self->pmd >> 10;
-	self->order_pmd = __builtin_ctzl(self->per);
-	piece_pages = self->psz < PIECE ? PIECE / self->psz : 1;
-	for (i = 0; i < NR_SAVED; i++) {
-		const char *knob = saved_knobs[i];
-
-		ASSERT_EQ(0, get(knob, self->saved[i], sizeof(self->saved[i])))
-			TH_LOG("cannot read %s", knob);
-	}
+	thp_sizes(&self->z);
+	ASSERT_NE(0, self->z.pmd);
+	piece_pages = self->z.psz < PIECE ? PIECE / self->z.psz : 1;
 	/* The defaults, as documented: the tests rely on them. */
-	EXPECT_STREQ("1\n", self->saved[0]);
-	EXPECT_STREQ("12\n", self->saved[1]);
-	EXPECT_STREQ("90\n", self->saved[2]);
+	ASSERT_EQ(0, get(THP_SCAN "enabled", buf, sizeof(buf)));
+	EXPECT_STREQ("1\n", buf);
+	ASSERT_EQ(0, get(THP_SCAN "collapse_max_new_pct", buf, sizeof(buf)));
+	EXPECT_STREQ("12\n", buf);
+	ASSERT_EQ(0, get(THP_SCAN "underused_zero_pct", buf, sizeof(buf)));
+	EXPECT_STREQ("90\n", buf);
 
-	thp_save_settings();
 	thp_read_settings(&s);
 	s.thp_enabled = THP_NEVER;
 	for (i = 0; i < NR_ORDERS; i++)
 		s.hugepages[i].enabled = THP_NEVER;
-	s.hugepages[self->order_pmd].enabled = THP_INHERIT;
-	fast_khugepaged(&s, self->per);
-	thp_push_settings(&s);
+	s.hugepages[self->z.order_pmd].enabled = THP_INHERIT;
+	fast_khugepaged(&s, self->z.per);
+	thp_write_settings(&s);
 
 	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
@@ -297,17 +161,7 @@ FIXTURE_SETUP(collapse)
 
 FIXTURE_TEARDOWN(collapse)
 {
-	char pid[16];
-	int i;
-
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	put(CG "cgroup.procs", pid);
-	/* The auto thresholds keep their gaps at every step: loosen first. */
-	put(AUTO "pressure_available_pct", "0");
-	put(AUTO "plentiful_available_pct", "100");
-	for (i = NR_SAVED - 1; i >= 0; i--)
-		put(saved_knobs[i], self->saved[i]);
-	thp_restore_settings();
+	thp_scan_teardown();
 }
 
 /* Set the global THP policy; the PMD size inherits it. */
@@ -316,31 +170,15 @@ static int set_policy(const char *policy)
 	return put(THP "enabled", policy);
 }
 
-/*
- * Poll counter @key of @path (a file of its own if @key is NULL) every
- * 100 ms until it has grown by @n from @from, for WAIT_SECS at most.
- * Returns the seconds waited.
- */
-static int wait_counter(struct __test_metadata *_metadata, const char *path,
-			const char *key, long from, long n)
-{
-	int t;
-
-	for (t = 0; t < WAIT_SECS * 10; t++) {
-		long v = counter(_metadata, path, key);
-
-		if (v < 0 || v - from >= n)
-			break;
-		usleep(100000);
-	}
-	return t / 10;
-}
-
-/* Wait until khugepaged has made @n more full passes than @from. */
-#define wait_full_scans(_metadata, from, n) \
-	wait_counter(_metadata, KHUGEPAGED "full_scans", NULL, from, n)
-#define wait_vmstat(_metadata, key, from, n) \
-	wait_counter(_metadata, "/proc/vmstat", key, from, n)
+/* Wait up to WAIT_SECS until khugepaged has made @n more full passes than @from. */
+#define wait_full_scans(from, n) \
+	POLL(get_long(KHUGEPAGED "full_scans") - (from) >= (n), WAIT_SECS)
+/* Wait up to WAIT_SECS until vmstat counter @key has grown by @n from @from. */
+#define wait_vmstat(key, from, n) \
+	POLL(keyed("/proc/vmstat", key) - (from) >= (n), WAIT_SECS)
+/* The same for a per-size counter of the PMD size. */
+#define wait_pmd_stat(name, from, n) \
+	POLL(size_stat(self->z.pmd_kb, name) - (from) >= (n), WAIT_SECS)
 
 /*
  * The jemalloc pattern (128 MiB of THPs filled, then 80 % of it given back
@@ -354,72 +192,68 @@ static int wait_counter(struct __test_metadata *_metadata, const char *path,
  */
 TEST_F_TIMEOUT(collapse, jemalloc_pattern, 420)
 {
-	const size_t len = 128UL << 20, nr = len / self->pmd, pages = len / self->psz;
+	const size_t len = 128UL << 20, nr = len / self->z.pmd, pages = len / self->z.psz;
 	long mem_never, mem_max = 0, mem, coll0, skip0, full0, split0, bad;
-	char path[160];
 	size_t pg;
-	int pass, t;
+	int pass;
 	char *p;
 
 	ASSERT_EQ(0, set_policy("never"));
-	p = map_aligned(len, self->pmd);
+	p = map_aligned(len, self->z.pmd);
 	ASSERT_NE(NULL, p);
-	fill(p, pages, self->psz, self->per, every);
+	fill(p, pages, self->z.psz, self->z.per, every);
 	for (pg = 0; pg < pages; pg += piece_pages)
-		if (!jemalloc_kept(pg, self->per))
-			ASSERT_EQ(0, madvise(p + pg * self->psz, PIECE, MADV_DONTNEED));
+		if (!jemalloc_kept(pg, self->z.per))
+			ASSERT_EQ(0, madvise(p + pg * self->z.psz, PIECE, MADV_DONTNEED));
 	mem_never = FILE_NUM(CG_T "memory.current");
 	ASSERT_GT(mem_never, 0);
-	bad = check(p, pages, self->psz, self->per, jemalloc_kept);
+	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
 	EXPECT_EQ(-1, bad) TH_LOG("never: page %ld differs", bad);
 	ASSERT_EQ(0, munmap(p, len));
 
 	ASSERT_EQ(0, set_policy("always"));
-	split0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_partial");
-	p = map_aligned(len, self->pmd);
+	split0 = PMD_STAT("thp_scan_split_partial");
+	p = map_aligned(len, self->z.pmd);
 	ASSERT_NE(NULL, p);
-	fill(p, pages, self->psz, self->per, every);
-	ASSERT_EQ(nr, thps(p, nr, self->pmd));
+	fill(p, pages, self->z.psz, self->z.per, every);
+	ASSERT_EQ(nr, count_thps(p, nr, self->z.pmd));
 	for (pg = 0; pg < pages; pg += piece_pages)
-		if (!jemalloc_kept(pg, self->per))
-			ASSERT_EQ(0, madvise(p + pg * self->psz, PIECE, MADV_DONTNEED));
+		if (!jemalloc_kept(pg, self->z.per))
+			ASSERT_EQ(0, madvise(p + pg * self->z.psz, PIECE, MADV_DONTNEED));
 	mem = FILE_NUM(CG_T "memory.current");
 	ksft_print_msg("never: %ld kB; always, right after the frees: %ld kB\n",
 		       mem_never >> 10, mem >> 10);
 
 	/* kthpscand splits them as partially mapped: no minimum age. */
-	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/thp_scan_split_partial",
-		 self->pmd_kb);
-	t = wait_counter(_metadata, path, NULL, split0, nr);
-	ASSERT_EQ(nr, pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_partial") - split0)
-		TH_LOG("after %d s", t);
+	wait_pmd_stat("thp_scan_split_partial", split0, nr);
+	ASSERT_EQ(nr, PMD_STAT("thp_scan_split_partial") - split0);
 	/*
 	 * Still in use: read every byte.  That also makes the PTEs young
 	 * again where the split left them old (arm64 without hardware
 	 * access flags), as khugepaged wants referenced pages.
 	 */
-	bad = check(p, pages, self->psz, self->per, jemalloc_kept);
+	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
 	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
 	coll0 = VMSTAT("thp_collapse_alloc");
 	skip0 = VMSTAT("thp_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	for (pass = 0; pass < 4; pass++) {
-		t = wait_full_scans(_metadata, full0, pass + 1);
+		wait_full_scans(full0, pass + 1);
 		mem = FILE_NUM(CG_T "memory.current");
 		mem_max = mem > mem_max ? mem : mem_max;
-		ksft_print_msg("khugepaged pass %d (%d s): %ld kB, %.2fx never\n",
-			       pass + 1, t, mem >> 10, (double)mem / mem_never);
+		ksft_print_msg("khugepaged pass %d: %ld kB, %.2fx never\n",
+			       pass + 1, mem >> 10, (double)mem / mem_never);
 	}
 	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 4);
 	EXPECT_LE(mem_max * 10, mem_never * 12)
 		TH_LOG("footprint %ld kB against %ld kB under never", mem_max >> 10,
 		       mem_never >> 10);
 	EXPECT_EQ(coll0, VMSTAT("thp_collapse_alloc"));
-	EXPECT_EQ(0, thps(p, nr, self->pmd));
+	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
 	/* Every range was looked at, and left alone for this reason. */
 	EXPECT_GE(VMSTAT("thp_scan_collapse_skipped") - skip0, (long)(3 * nr));
-	bad = check(p, pages, self->psz, self->per, jemalloc_kept);
+	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
 	EXPECT_EQ(-1, bad) TH_LOG("always: page %ld differs", bad);
 	munmap(p, len);
 }
@@ -431,27 +265,26 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 420)
  */
 TEST_F_TIMEOUT(collapse, dense_ranges_collapsed, 180)
 {
-	const size_t nr = 4, pages = nr * self->per;
+	const size_t nr = 4, pages = nr * self->z.per;
 	long coll0, queued0, fault0, bad;
 	char *p;
-	int t;
 
 	ASSERT_EQ(0, set_policy("defer"));
 	coll0 = VMSTAT("thp_collapse_alloc");
 	fault0 = VMSTAT("thp_fault_alloc");
-	queued0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_queued");
-	p = map_aligned(nr * self->pmd, self->pmd);
+	queued0 = PMD_STAT("thp_scan_queued");
+	p = map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
-	fill(p, pages, self->psz, self->per, dense_95);
+	fill(p, pages, self->z.psz, self->z.per, dense_95);
 	/* No THP at fault (khugepaged may be at work already). */
 	EXPECT_EQ(fault0, VMSTAT("thp_fault_alloc"));
-	t = wait_vmstat(_metadata, "thp_collapse_alloc", coll0, nr);
-	EXPECT_EQ(nr, VMSTAT("thp_collapse_alloc") - coll0) TH_LOG("after %d s", t);
-	EXPECT_EQ(nr, thps(p, nr, self->pmd));
-	EXPECT_EQ(nr, pmd_stat(_metadata, self->pmd_kb, "thp_scan_queued") - queued0);
-	bad = check(p, pages, self->psz, self->per, dense_95);
+	wait_vmstat("thp_collapse_alloc", coll0, nr);
+	EXPECT_EQ(nr, VMSTAT("thp_collapse_alloc") - coll0);
+	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ(nr, PMD_STAT("thp_scan_queued") - queued0);
+	bad = check(p, pages, self->z.psz, self->z.per, dense_95);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	munmap(p, nr * self->pmd);
+	munmap(p, nr * self->z.pmd);
 }
 
 /*
@@ -464,14 +297,13 @@ static void not_collapsed(struct __test_metadata *_metadata,
 			  struct _test_data_collapse *self,
 			  page_has_data data, bool zero_again)
 {
-	const size_t nr = 4, pages = nr * self->per;
+	const size_t nr = 4, pages = nr * self->z.per;
 	long coll0, skip0, full0, bad;
 	size_t pg;
 	char *p;
-	int t;
 
 	ASSERT_EQ(0, set_policy("defer"));
-	p = map_aligned(nr * self->pmd, self->pmd);
+	p = map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	if (zero_again) {
 		/*
@@ -479,33 +311,33 @@ static void not_collapsed(struct __test_metadata *_metadata,
 		 * writing zeroes faults in a page of its own.  Never fully
 		 * populated with data, not even for a moment.
 		 */
-		fill(p, pages, self->psz, self->per, data);
+		fill(p, pages, self->z.psz, self->z.per, data);
 		for (pg = 0; pg < pages; pg++)
-			if (!data(pg, self->per))
-				memset(p + pg * self->psz, 0, self->psz);
-		EXPECT_EQ((long)(nr * self->pmd_kb), rss_kb(p));
+			if (!data(pg, self->z.per))
+				memset(p + pg * self->z.psz, 0, self->z.psz);
+		EXPECT_EQ((long)(nr * self->z.pmd_kb), smaps_kb(p, "Rss:"));
 	} else {
-		fill(p, pages, self->psz, self->per, data);
+		fill(p, pages, self->z.psz, self->z.per, data);
 	}
 	coll0 = VMSTAT("thp_collapse_alloc");
-	skip0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_collapse_skipped");
+	skip0 = PMD_STAT("thp_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
-	t = wait_full_scans(_metadata, full0, 3);
-	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3) TH_LOG("after %d s", t);
+	wait_full_scans(full0, 3);
+	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
 	EXPECT_EQ(coll0, VMSTAT("thp_collapse_alloc"));
-	EXPECT_EQ(0, thps(p, nr, self->pmd));
-	EXPECT_GE(pmd_stat(_metadata, self->pmd_kb, "thp_scan_collapse_skipped") - skip0,
+	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
+	EXPECT_GE(PMD_STAT("thp_scan_collapse_skipped") - skip0,
 		  (long)(2 * nr));
 
 	/* thp_scan off: 6.12's khugepaged, which collapses them. */
 	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
-	t = wait_vmstat(_metadata, "thp_collapse_alloc", coll0, nr);
-	EXPECT_EQ(nr, VMSTAT("thp_collapse_alloc") - coll0) TH_LOG("after %d s", t);
-	EXPECT_EQ(nr, thps(p, nr, self->pmd));
+	wait_vmstat("thp_collapse_alloc", coll0, nr);
+	EXPECT_EQ(nr, VMSTAT("thp_collapse_alloc") - coll0);
+	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
 	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
-	bad = check(p, pages, self->psz, self->per, data);
+	bad = check(p, pages, self->z.psz, self->z.per, data);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	munmap(p, nr * self->pmd);
+	munmap(p, nr * self->z.pmd);
 }
 
 /* Half of each range never touched: too much new memory. */
@@ -530,40 +362,37 @@ TEST_F_TIMEOUT(collapse, zero_filled_count_as_new, 300)
  */
 TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 {
-	const size_t nr = 8, pages = nr * self->per;
+	const size_t nr = 8, pages = nr * self->z.per;
 	long split0, coll0, skip0, full0, bad;
-	char path[160], *p;
-	int t;
+	char *p;
 
 	ASSERT_EQ(0, set_policy("always"));
 	/* Only the minimum age is shortened; the logic is the same. */
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "2000"));
-	split0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_underused");
-	p = map_aligned(nr * self->pmd, self->pmd);
+	split0 = PMD_STAT("thp_scan_split_underused");
+	p = map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
-	fill(p, pages, self->psz, self->per, one_page);
-	ASSERT_EQ(nr, thps(p, nr, self->pmd));
-	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/thp_scan_split_underused",
-		 self->pmd_kb);
-	t = wait_counter(_metadata, path, NULL, split0, nr);
-	ASSERT_EQ(0, thps(p, nr, self->pmd)) TH_LOG("after %d s", t);
+	fill(p, pages, self->z.psz, self->z.per, one_page);
+	ASSERT_EQ(nr, count_thps(p, nr, self->z.pmd));
+	wait_pmd_stat("thp_scan_split_underused", split0, nr);
+	ASSERT_EQ(0, count_thps(p, nr, self->z.pmd));
 	/* Still in use (and its PTEs young again, see jemalloc_pattern). */
-	bad = check(p, pages, self->psz, self->per, one_page);
+	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
 	coll0 = VMSTAT("thp_collapse_alloc");
 	skip0 = VMSTAT("thp_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
-	t = wait_full_scans(_metadata, full0, 3);
-	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3) TH_LOG("after %d s", t);
+	wait_full_scans(full0, 3);
+	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
 	EXPECT_GE(VMSTAT("thp_scan_collapse_skipped") - skip0, (long)(2 * nr));
 	EXPECT_EQ(coll0, VMSTAT("thp_collapse_alloc"));
-	EXPECT_EQ(0, thps(p, nr, self->pmd));
-	EXPECT_EQ((long)(nr * self->psz >> 10), rss_kb(p));
-	EXPECT_EQ(nr, pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_underused") - split0);
-	bad = check(p, pages, self->psz, self->per, one_page);
+	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ((long)(nr * self->z.psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_EQ(nr, PMD_STAT("thp_scan_split_underused") - split0);
+	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	munmap(p, nr * self->pmd);
+	munmap(p, nr * self->z.pmd);
 }
 
 /*
@@ -573,10 +402,9 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
  */
 TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 {
-	const size_t nr = 4, pages = nr * self->per;
+	const size_t nr = 4, pages = nr * self->z.per;
 	long coll0, skip0, full0, fault0, bad;
-	char state[32], *full, *most;
-	int t;
+	char *full, *most;
 
 	ASSERT_EQ(0, set_policy("auto"));
 	/* Thresholds that put "auto" under pressure whatever memory is like. */
@@ -584,40 +412,34 @@ TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "0"));
 	ASSERT_EQ(0, put(AUTO "plentiful_available_pct", "100"));
 	ASSERT_EQ(0, put(AUTO "pressure_available_pct", "99"));
-	for (t = 0; t < 200; t++) {
-		ASSERT_EQ(0, get(AUTO "state", state, sizeof(state)));
-		if (!strncmp(state, "pressure", 8))
-			break;
-		usleep(50000);
-	}
-	ASSERT_EQ(0, strncmp(state, "pressure", 8)) TH_LOG("auto state: %s", state);
+	ASSERT_TRUE(POLL(auto_state_is("pressure"), 10));
 
-	full = map_aligned(nr * self->pmd, self->pmd);
-	most = map_aligned(nr * self->pmd, self->pmd);
+	full = map_aligned(nr * self->z.pmd, self->z.pmd);
+	most = map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, full);
 	ASSERT_NE(NULL, most);
 	coll0 = VMSTAT("thp_collapse_alloc");
 	fault0 = VMSTAT("thp_fault_alloc");
-	skip0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_collapse_skipped");
-	fill(full, pages, self->psz, self->per, every);
-	fill(most, pages, self->psz, self->per, all_but_5);
+	skip0 = PMD_STAT("thp_scan_collapse_skipped");
+	fill(full, pages, self->z.psz, self->z.per, every);
+	fill(most, pages, self->z.psz, self->z.per, all_but_5);
 	/* No THP at fault (khugepaged may be at work already). */
 	EXPECT_EQ(fault0, VMSTAT("thp_fault_alloc"));
 
-	t = wait_vmstat(_metadata, "thp_collapse_alloc", coll0, nr);
+	wait_vmstat("thp_collapse_alloc", coll0, nr);
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
-	wait_full_scans(_metadata, full0, 2);
-	EXPECT_EQ(nr, VMSTAT("thp_collapse_alloc") - coll0) TH_LOG("after %d s", t);
-	EXPECT_EQ(nr, thps(full, nr, self->pmd));
-	EXPECT_EQ(0, thps(most, nr, self->pmd));
-	EXPECT_GE(pmd_stat(_metadata, self->pmd_kb, "thp_scan_collapse_skipped") - skip0,
+	wait_full_scans(full0, 2);
+	EXPECT_EQ(nr, VMSTAT("thp_collapse_alloc") - coll0);
+	EXPECT_EQ(nr, count_thps(full, nr, self->z.pmd));
+	EXPECT_EQ(0, count_thps(most, nr, self->z.pmd));
+	EXPECT_GE(PMD_STAT("thp_scan_collapse_skipped") - skip0,
 		  (long)nr);
-	bad = check(full, pages, self->psz, self->per, every);
+	bad = check(full, pages, self->z.psz, self->z.per, every);
 	EXPECT_EQ(-1, bad) TH_LOG("full: page %ld differs", bad);
-	bad = check(most, pages, self->psz, self->per, all_but_5);
+	bad = check(most, pages, self->z.psz, self->z.per, all_but_5);
 	EXPECT_EQ(-1, bad) TH_LOG("most: page %ld differs", bad);
-	munmap(full, nr * self->pmd);
-	munmap(most, nr * self->pmd);
+	munmap(full, nr * self->z.pmd);
+	munmap(most, nr * self->z.pmd);
 }
 
 /*
@@ -630,7 +452,7 @@ TEST_F(collapse, knobs)
 	static const char * const bad[] = {
 		"101", "-1", "12.5", "x", "\n", "0x10", "12 %", "4294967308",
 	};
-	const unsigned int per = self->per;
+	const unsigned int per = self->z.per;
 	char buf[64], want[64];
 	unsigned int i;
 
@@ -676,4 +498,4 @@ TEST_F(collapse, knobs)
 	EXPECT_STREQ(want, buf);
 }
 
-TEST_HARNESS_MAIN
+THP_SCAN_HARNESS_MAIN

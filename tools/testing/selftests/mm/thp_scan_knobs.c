@@ -12,49 +12,28 @@
 #include <sys/stat.h>
 
 #include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
 
-#define THP_SCAN_DIR "/sys/kernel/mm/transparent_hugepage/thp_scan/"
+#define THP_SCAN_DIR THP_SCAN
 
 /* Read knob @name into @buf; returns 0 or -errno. */
 static int knob_read(const char *name, char *buf, size_t len)
 {
 	char path[256];
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), THP_SCAN_DIR "%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	buf[n] = '\0';
-	close(fd);
-	return 0;
+	snprintf(path, sizeof(path), THP_SCAN "%s", name);
+	return get(path, buf, len);
 }
 
 /* Write @val to knob @name in one write(); returns 0 or -errno. */
 static int knob_write(const char *name, const char *val)
 {
 	char path[256];
-	ssize_t n;
-	int fd, err = 0;
 
-	snprintf(path, sizeof(path), THP_SCAN_DIR "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != strlen(val))
-		err = -EIO;
-	close(fd);
-	return err;
+	snprintf(path, sizeof(path), THP_SCAN "%s", name);
+	return put(path, val);
 }
 
 FIXTURE(thp_scan_knob) {
@@ -63,6 +42,7 @@ FIXTURE(thp_scan_knob) {
 
 FIXTURE_SETUP(thp_scan_knob)
 {
+	thp_scan_reset();
 	if (access(THP_SCAN_DIR, F_OK))
 		SKIP(return, "no " THP_SCAN_DIR " (CONFIG_THP_SCAN=n?)");
 	ASSERT_EQ(0, knob_read("enabled", self->saved, sizeof(self->saved)));
@@ -72,10 +52,11 @@ FIXTURE_TEARDOWN(thp_scan_knob)
 {
 	if (self->saved[0])
 		EXPECT_EQ(0, knob_write("enabled", self->saved));
+	thp_scan_reset();
 }
 
 /* The directory holds "enabled", a root-writable, world-readable file. */
-TEST_F(thp_scan_knob, enabled_mode)
+TEST_F_TIMEOUT(thp_scan_knob, enabled_mode, 4)
 {
 	struct stat st;
 
@@ -86,7 +67,7 @@ TEST_F(thp_scan_knob, enabled_mode)
 }
 
 /* 0 and 1 read back as written. */
-TEST_F(thp_scan_knob, enabled_round_trip)
+TEST_F_TIMEOUT(thp_scan_knob, enabled_round_trip, 4)
 {
 	char buf[64];
 
@@ -102,7 +83,7 @@ TEST_F(thp_scan_knob, enabled_round_trip)
 }
 
 /* Anything else is EINVAL, from either setting, and changes nothing. */
-TEST_F(thp_scan_knob, enabled_rejects_bad_values)
+TEST_F_TIMEOUT(thp_scan_knob, enabled_rejects_bad_values, 4)
 {
 	static const char * const bad[] = {
 		"2", "-1", "10", "yes", "on", "y", "\n", "0x1", "1 1", "1x",
@@ -126,7 +107,7 @@ TEST_F(thp_scan_knob, enabled_rejects_bad_values)
 }
 
 /* underused_zero_pct: 0..100 read back; anything else changes nothing. */
-TEST_F(thp_scan_knob, underused_zero_pct)
+TEST_F_TIMEOUT(thp_scan_knob, underused_zero_pct, 4)
 {
 	static const char * const bad[] = { "101", "-1", "1000", "x", "\n", "50%", "0x10" };
 	char saved[64], buf[64];
@@ -176,6 +157,7 @@ FIXTURE_VARIANT_ADD(uint_knob, min_age_millisecs) {
 
 FIXTURE_SETUP(uint_knob)
 {
+	thp_scan_reset();
 	if (access(THP_SCAN_DIR "min_age_millisecs", F_OK))
 		SKIP(return, "no thp_scan scanner knobs");
 }
@@ -184,9 +166,10 @@ FIXTURE_TEARDOWN(uint_knob)
 {
 	if (self->saved[0])
 		EXPECT_EQ(0, knob_write(variant->name, self->saved));
+	thp_scan_reset();
 }
 
-TEST_F(uint_knob, range)
+TEST_F_TIMEOUT(uint_knob, range, 4)
 {
 	static const char * const bad[] = { "-1", "x", "\n", "1k", "0x10", "1 1", "4294967296" };
 	char *saved = self->saved, buf[64], want[32];
@@ -206,15 +189,21 @@ TEST_F(uint_knob, range)
 	if (variant->below)
 		EXPECT_EQ(-EINVAL, knob_write(variant->name, variant->below));
 	EXPECT_EQ(-EINVAL, knob_write(variant->name, variant->above));
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		EXPECT_EQ(-EINVAL, knob_write(variant->name, bad[i]))
-			TH_LOG("writing \"%s\"", bad[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *b = bad[i];
+
+		EXPECT_EQ(-EINVAL, knob_write(variant->name, b))
+			TH_LOG("writing \"%s\"", b);
+	}
 	ASSERT_EQ(0, knob_read(variant->name, buf, sizeof(buf)));
 	EXPECT_STREQ(want, buf) TH_LOG("after the bad writes");
 }
 
-/* cpu_time_ms is read-only, a number. */
-TEST_F(thp_scan_knob, cpu_time_ms)
+/*
+ * cpu_time_ms is read-only, a number.  That it grows while kthpscand
+ * works and stays while it sleeps: thp_scan_split, thp_scan_disabled.
+ */
+TEST_F_TIMEOUT(thp_scan_knob, cpu_time_ms, 4)
 {
 	struct stat st;
 	char buf[64], *end;
@@ -227,4 +216,4 @@ TEST_F(thp_scan_knob, cpu_time_ms)
 	EXPECT_EQ(-EACCES, knob_write("cpu_time_ms", "0"));
 }
 
-TEST_HARNESS_MAIN
+THP_SCAN_HARNESS_MAIN

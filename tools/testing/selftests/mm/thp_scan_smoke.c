@@ -15,24 +15,12 @@
 #include "../kselftest_harness.h"
 #include "vm_util.h"
 #include "thp_settings.h"
+#include "thp_scan_util.h"
 
 #define NR_HPAGES 4
 
-/* Map @nr PMD-aligned, PMD-sized anonymous pages; NULL on failure. */
-static char *map_aligned(size_t pmd_size, int nr, void **raw, size_t *raw_len)
-{
-	*raw_len = (nr + 1) * pmd_size;
-	*raw = mmap(NULL, *raw_len, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (*raw == MAP_FAILED)
-		return NULL;
-	return (char *)(((uintptr_t)*raw + pmd_size - 1) & ~(pmd_size - 1));
-}
-
 FIXTURE(thp) {
 	size_t pmd_size;
-	void *raw;
-	size_t raw_len;
 	char *mem;
 };
 
@@ -40,22 +28,22 @@ FIXTURE_SETUP(thp)
 {
 	struct thp_settings settings;
 
-	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
+	thp_scan_reset();
+	if (access(THP "enabled", F_OK))
 		SKIP(return, "no transparent_hugepage in sysfs");
 	self->pmd_size = read_pmd_pagesize();
 	ASSERT_NE(0, self->pmd_size);
-	thp_save_settings();
 	thp_read_settings(&settings);
 	thp_push_settings(&settings);
-	self->mem = map_aligned(self->pmd_size, NR_HPAGES, &self->raw, &self->raw_len);
+	self->mem = map_aligned(NR_HPAGES * self->pmd_size, self->pmd_size);
 	ASSERT_NE(NULL, self->mem);
 }
 
 FIXTURE_TEARDOWN(thp)
 {
-	if (self->raw)
-		munmap(self->raw, self->raw_len);
-	thp_restore_settings();
+	if (self->mem)
+		munmap(self->mem, NR_HPAGES * self->pmd_size);
+	thp_scan_reset();
 }
 
 /* Set the global policy, with the PMD size following it. */
@@ -69,7 +57,7 @@ static void set_enabled(size_t pmd_size, enum thp_enabled mode)
 }
 
 /* enabled=always: one byte written per PMD range gives a PMD THP each. */
-TEST_F(thp, always_gives_pmd_thp)
+TEST_F_TIMEOUT(thp, always_gives_pmd_thp, 4)
 {
 	int i;
 
@@ -77,14 +65,17 @@ TEST_F(thp, always_gives_pmd_thp)
 	for (i = 0; i < NR_HPAGES; i++)
 		self->mem[i * self->pmd_size] = (char)(i + 1);
 	EXPECT_TRUE(check_huge_anon(self->mem, NR_HPAGES, self->pmd_size));
-	for (i = 0; i < NR_HPAGES; i++)
-		EXPECT_EQ((char)(i + 1), self->mem[i * self->pmd_size]);
-	/* The rest of each THP is zero-filled. */
-	EXPECT_EQ(0, self->mem[self->pmd_size - 1]);
+	for (i = 0; i < NR_HPAGES; i++) {
+		char *thp = self->mem + i * self->pmd_size;
+
+		EXPECT_EQ((char)(i + 1), thp[0]);
+		/* The rest of each THP is zero-filled, every byte. */
+		EXPECT_TRUE(is_zero(thp + 1, self->pmd_size - 1));
+	}
 }
 
 /* enabled=never: the same accesses give no THP at all. */
-TEST_F(thp, never_gives_no_thp)
+TEST_F_TIMEOUT(thp, never_gives_no_thp, 4)
 {
 	int i;
 
@@ -96,4 +87,4 @@ TEST_F(thp, never_gives_no_thp)
 		EXPECT_EQ((char)(i + 1), self->mem[i * self->pmd_size]);
 }
 
-TEST_HARNESS_MAIN
+THP_SCAN_HARNESS_MAIN

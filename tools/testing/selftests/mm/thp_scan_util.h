@@ -1,20 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers shared by the thp_scan and thp_policy selftests: sysfs
- * and procfs files read and written in one system call, and the trace
- * buffer.
+ * Helpers shared by the thp_scan and thp_policy selftests: sysfs and
+ * procfs files read and written in one system call, counters that must
+ * exist, bounded polls, memory that is mapped, filled and checked byte by
+ * byte, the thp_scan trace events with the task that fired them, and the
+ * state of the machine saved when a program starts and restored around
+ * every test.
  */
 #ifndef __THP_SCAN_UTIL_H
 #define __THP_SCAN_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/kernel-page-flags.h>
 
-#define THP_SCAN_TRACE "/sys/kernel/tracing/"
+#include "../kselftest.h"
+#include "thp_settings.h"
+
+#define THP "/sys/kernel/mm/transparent_hugepage/"
+#define THP_SCAN THP "thp_scan/"
+#define AUTO THP "auto/"
+#define CG "/sys/fs/cgroup/"
+#define TRACE "/sys/kernel/tracing/"
+#define ZRAM "/sys/block/zram0/"
 
 /* Write @val to @path in one write(); 0 or -errno. */
 static inline int put(const char *path, const char *val)
@@ -45,10 +62,20 @@ static inline int get(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* The number in @path; -1 if there is none. */
+static inline long get_long(const char *path)
+{
+	char buf[64];
+
+	if (get(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
 /* Empty the trace buffer: only an open with O_TRUNC does that. */
 static inline int clear_trace(void)
 {
-	int fd = open(THP_SCAN_TRACE "trace", O_WRONLY | O_TRUNC);
+	int fd = open(TRACE "trace", O_WRONLY | O_TRUNC);
 
 	if (fd < 0)
 		return -errno;
@@ -70,5 +97,670 @@ static inline long keyed(const char *path, const char *key)
 		fclose(f);
 	return v;
 }
+
+/* A per-size counter, hugepages-<kb>kB/stats/<name>; -1 if there is none. */
+static inline long size_stat(unsigned long kb, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/%s", kb, name);
+	return get_long(path);
+}
+
+/*
+ * Poll @cond every 100 ms for up to @secs seconds; true as soon as it
+ * holds.  The bound is what a test states as the most the kernel may
+ * take, not a measurement.
+ */
+#define POLL(cond, secs) ({					\
+	long __polls = (long)(secs) * 10;			\
+	bool __ok;						\
+								\
+	while (!(__ok = (cond)) && __polls-- > 0)		\
+		usleep(100000);					\
+	__ok;							\
+})
+
+/* Field @key (e.g. "Rss:") in kB of the mapping that contains @addr; -1 if none. */
+static inline long smaps_kb(void *addr, const char *key)
+{
+	unsigned long start, end;
+	char line[256];
+	long v = -1;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+			continue;
+		}
+		if (in && !strncmp(line, key, strlen(key)))
+			v = strtol(line + strlen(key), NULL, 10);
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * Map @len bytes of anonymous memory aligned to @align; NULL on failure.
+ * The mapping has PROT_NONE space on both sides, so that it never merges
+ * with another: smaps then speaks of it alone.
+ */
+static inline char *map_aligned(size_t len, size_t align)
+{
+	char *raw = mmap(NULL, len + 2 * align, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (char *)(((uintptr_t)raw + align) & ~(align - 1));
+	if (mprotect(p, len, PROT_READ | PROT_WRITE))
+		return NULL;
+	return p;
+}
+
+/* Is every byte of @len at @p zero? */
+static inline bool is_zero(const char *p, size_t len)
+{
+	static const char zero[4096];
+	size_t n;
+
+	for (; len; p += n, len -= n) {
+		n = len < sizeof(zero) ? len : sizeof(zero);
+		if (memcmp(p, zero, n))
+			return false;
+	}
+	return true;
+}
+
+/* The byte at offset @off of page @pg when that page holds data: never 0. */
+static inline char pattern(size_t pg, size_t off)
+{
+	return (char)(((pg * 2654435761u) >> 7) + off * 31 + 1) | 1;
+}
+
+static inline void fill_page(char *p, size_t pg, size_t psz)
+{
+	size_t off;
+
+	for (off = 0; off < psz; off++)
+		p[pg * psz + off] = pattern(pg, off);
+}
+
+/*
+ * Every byte of @nr pages at @p: the pattern where @filled says so, zero
+ * where it says no, not looked at where it says -1 (unmapped).  Returns
+ * the first bad page, or -1.
+ */
+static inline long check_pages(const char *p, size_t nr, size_t psz,
+			       int (*filled)(size_t pg, void *arg), void *arg)
+{
+	size_t pg, off;
+
+	for (pg = 0; pg < nr; pg++) {
+		int f = filled(pg, arg);
+
+		if (f < 0)
+			continue;
+		for (off = 0; off < psz; off++)
+			if (p[pg * psz + off] != (f ? pattern(pg, off) : 0))
+				return pg;
+	}
+	return -1;
+}
+
+/* One data page per folio of *@arg pages: page 7 of each (or its last). */
+static inline int one_per_folio(size_t pg, void *arg)
+{
+	size_t per = *(size_t *)arg;
+
+	return pg % per == (per > 7 ? 7 : per - 1);
+}
+
+static inline int every_page(size_t pg, void *arg)
+{
+	return 1;
+}
+
+/* The first half of each folio of *@arg pages is mapped (and checked), the rest not. */
+static inline int first_half(size_t pg, void *arg)
+{
+	size_t per = *(size_t *)arg;
+
+	return pg % per < per / 2 ? 1 : -1;
+}
+
+/* One thp_scan_decision or thp_scan_split line of the trace. */
+struct thp_scan_event {
+	int pid;			/* the task that fired it */
+	bool split;			/* thp_scan_split, else thp_scan_decision */
+	unsigned long pfn;
+	unsigned int order, zero, scanned, mapped;	/* decisions only */
+	int ret;					/* splits only */
+	char decision[32];
+};
+
+/* Parse @line; false if it is no thp_scan event. */
+static inline bool parse_event(const char *line, struct thp_scan_event *e)
+{
+	const char *b = strchr(line, '['), *s = line, *dash, *ev;
+
+	memset(e, 0, sizeof(*e));
+	ev = strstr(line, ": thp_scan_decision: ");
+	if (!ev) {
+		ev = strstr(line, ": thp_scan_split: ");
+		e->split = true;
+	}
+	if (!ev || !b || b > ev)
+		return false;
+	/* "  comm-pid  [cpu] ...": the pid follows the last '-' before '['. */
+	while (*s == ' ')
+		s++;
+	for (dash = b; dash > s && *dash != '-'; dash--)
+		;
+	if (*dash != '-')
+		return false;
+	e->pid = atoi(dash + 1);
+	if (e->split)
+		return sscanf(strstr(ev, "pfn="), "pfn=%lx order=%u decision=%31s ret=%d",
+			      &e->pfn, &e->order, e->decision, &e->ret) == 4;
+	return sscanf(strstr(ev, "pfn="),
+		      "pfn=%lx order=%u zero=%u scanned=%u mapped=%u decision=%31s",
+		      &e->pfn, &e->order, &e->zero, &e->scanned, &e->mapped,
+		      e->decision) == 6;
+}
+
+/*
+ * The thp_scan events in the trace for folios of @order: decisions named
+ * @decision (with the counts of the last one), and the splits decided so,
+ * those that worked and those that failed.  @pid: only the events of that
+ * task, or of any task if 0.
+ */
+struct trace_count {
+	long decisions, splits, failed;
+	unsigned int zero, scanned, mapped;
+};
+
+static inline void count_trace(unsigned int order, const char *decision, int pid,
+			       struct trace_count *c)
+{
+	struct thp_scan_event e;
+	char line[512];
+	FILE *f = fopen(TRACE "trace", "r");
+
+	memset(c, 0, sizeof(*c));
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!parse_event(line, &e) || e.order != order ||
+		    strcmp(e.decision, decision) || (pid && e.pid != pid))
+			continue;
+		if (!e.split) {
+			c->decisions++;
+			c->zero = e.zero;
+			c->scanned = e.scanned;
+			c->mapped = e.mapped;
+		} else if (e.ret) {
+			c->failed++;
+		} else {
+			c->splits++;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Up to @max thp_scan events of the trace into @ev; how many there are, or -1. */
+static inline int read_events(struct thp_scan_event *ev, int max)
+{
+	struct thp_scan_event e;
+	char line[512];
+	int n = 0;
+	FILE *f = fopen(TRACE "trace", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (parse_event(line, &e) && n++ < max)
+			ev[n - 1] = e;
+	fclose(f);
+	return n;
+}
+
+/* The pid of kthpscand, or -1. */
+static inline int kthpscand_pid(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[300], comm[32];
+	int pid = -1;
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (!get(path, comm, sizeof(comm)) && !strcmp(comm, "kthpscand\n")) {
+			pid = atoi(e->d_name);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return pid;
+}
+
+/* The state letter of task @pid (R, S, D...), or 0. */
+static inline char task_state(int pid)
+{
+	char path[64], stat[512], *st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (get(path, stat, sizeof(stat)))
+		return 0;
+	st = strrchr(stat, ')');
+	return st && st[1] == ' ' ? st[2] : 0;
+}
+
+/* Does auto/state read @want? */
+static inline bool auto_state_is(const char *want)
+{
+	char buf[32];
+
+	return !get(AUTO "state", buf, sizeof(buf)) && !strncmp(buf, want, strlen(want));
+}
+
+/*
+ * Thresholds that put "auto" into pressure (or keep it plentiful)
+ * whatever memory looks like, sampled every 100 ms; 0 or -errno.
+ */
+static inline int force_auto(bool pressure)
+{
+	int err = 0;
+
+	err = err ?: put(AUTO "interval_ms", "100");
+	err = err ?: put(AUTO "pressure_psi_pct", "0");
+	if (pressure) {
+		err = err ?: put(AUTO "plentiful_available_pct", "100");
+		err = err ?: put(AUTO "pressure_available_pct", "99");
+	} else {
+		err = err ?: put(AUTO "pressure_available_pct", "0");
+		err = err ?: put(AUTO "plentiful_available_pct", "1");
+	}
+	return err;
+}
+
+/* How often task @pid went to sleep by itself; -1 if unknown. */
+static inline long voluntary_switches(int pid)
+{
+	char path[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+			v = strtol(line + 24, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * What the tests change, as it was when the program started: the THP
+ * settings (khugepaged's included), the thp_scan and auto knobs,
+ * shrink_underused, the trace events, the memory controller of the root
+ * cgroup and swap on zram0.
+ */
+static const char * const thp_scan_knobs[] = {
+	THP_SCAN "enabled", THP_SCAN "underused_zero_pct", THP_SCAN "pages_to_scan",
+	THP_SCAN "scan_sleep_millisecs", THP_SCAN "min_age_millisecs",
+	THP_SCAN "collapse_max_new_pct",
+	THP "shrink_underused", AUTO "interval_ms",
+	TRACE "events/thp_scan/enable",
+	TRACE "events/huge_memory/thp_auto_state/enable",
+};
+
+/* The auto thresholds, in the order they are restored (see below). */
+static const char * const thp_auto_thresholds[] = {
+	AUTO "plentiful_psi_pct", AUTO "pressure_psi_pct",
+	AUTO "pressure_available_pct", AUTO "plentiful_available_pct",
+};
+
+#define NR_KNOBS ARRAY_SIZE(thp_scan_knobs)
+#define NR_THRESHOLDS ARRAY_SIZE(thp_auto_thresholds)
+
+struct thp_scan_state {
+	bool thp;			/* THP sysfs there, @settings read */
+	struct thp_settings settings;
+	char knobs[NR_KNOBS][32];	/* "" where there is no such file */
+	char thresholds[NR_THRESHOLDS][16];
+	bool memcg;			/* +memory in the root's subtree_control */
+	bool swap;			/* swap on zram0 */
+};
+
+static inline bool zram_swap_on(void)
+{
+	char line[256];
+	bool on = false;
+	FILE *f = fopen("/proc/swaps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "/dev/zram0 ", 11))
+			on = true;
+	if (f)
+		fclose(f);
+	return on;
+}
+
+static inline void thp_scan_state_save(struct thp_scan_state *s)
+{
+	char buf[256];
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->thp = !access(THP "enabled", F_OK);
+	if (s->thp)
+		thp_read_settings(&s->settings);
+	for (i = 0; i < NR_KNOBS; i++)
+		if (get(thp_scan_knobs[i], s->knobs[i], sizeof(s->knobs[i])))
+			s->knobs[i][0] = '\0';
+	for (i = 0; i < NR_THRESHOLDS; i++)
+		if (get(thp_auto_thresholds[i], s->thresholds[i], sizeof(s->thresholds[i])))
+			s->thresholds[i][0] = '\0';
+	s->memcg = !get(CG "cgroup.subtree_control", buf, sizeof(buf)) &&
+		   strstr(buf, "memory");
+	s->swap = zram_swap_on();
+}
+
+/* Remove the cgroups the tests make (all named thp_*), with a second's grace. */
+static inline void thp_scan_remove_cgroups(void)
+{
+	char path[300];
+	struct dirent *e;
+	DIR *d;
+	int tries;
+
+	for (tries = 0; tries < 10; tries++) {
+		bool busy = false;
+
+		d = opendir(CG);
+		while (d && (e = readdir(d))) {
+			if (e->d_type != DT_DIR || strncmp(e->d_name, "thp_", 4))
+				continue;
+			snprintf(path, sizeof(path), CG "%s", e->d_name);
+			if (rmdir(path) && errno == EBUSY)
+				busy = true;
+		}
+		if (d)
+			closedir(d);
+		if (!busy)
+			break;
+		/* A task killed with its test may not have left yet. */
+		usleep(100000);
+	}
+}
+
+static inline void thp_scan_state_restore(const struct thp_scan_state *s)
+{
+	unsigned int i;
+
+	thp_scan_remove_cgroups();
+	if (!s->swap && zram_swap_on() && !system("swapoff /dev/zram0"))
+		put(ZRAM "reset", "1");
+	if (!s->memcg)
+		put(CG "cgroup.subtree_control", "-memory");
+	if (s->thp)
+		thp_write_settings((struct thp_settings *)&s->settings);
+	for (i = 0; i < NR_KNOBS; i++)
+		if (s->knobs[i][0])
+			put(thp_scan_knobs[i], s->knobs[i]);
+	/*
+	 * Each pair of thresholds must keep its gap at every step: loosen
+	 * them all first, then set them back, stall thresholds first.
+	 */
+	if (s->thresholds[0][0]) {
+		put(AUTO "pressure_available_pct", "0");
+		put(AUTO "plentiful_available_pct", "100");
+		put(AUTO "pressure_psi_pct", "0");
+		for (i = 0; i < NR_THRESHOLDS; i++)
+			put(thp_auto_thresholds[i], s->thresholds[i]);
+	}
+}
+
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * The state when the program started.  The 6.12 kselftest harness kills a
+ * test that runs past its timeout together with its process group: its
+ * FIXTURE_TEARDOWN does not run.  So every fixture of these programs
+ * starts with thp_scan_reset() (undoing what a killed test left behind)
+ * and ends with it, and the harness's own process, which outlives every
+ * test, restores the state once more when it exits.
+ */
+static struct thp_scan_state thp_scan_start;
+static pid_t thp_scan_main_pid;
+
+static inline void thp_scan_reset(void)
+{
+	thp_scan_state_restore(&thp_scan_start);
+}
+
+static inline void thp_scan_at_exit(void)
+{
+	if (getpid() == thp_scan_main_pid)
+		thp_scan_reset();
+}
+
+/* Run the tests, with the state saved first and restored at exit. */
+static inline void thp_scan_main(int argc, char **argv)
+{
+	thp_scan_main_pid = getpid();
+	thp_scan_state_save(&thp_scan_start);
+	atexit(thp_scan_at_exit);
+	exit(test_harness_run(argc, argv));
+}
+
+/* TEST_HARNESS_MAIN, through thp_scan_main(). */
+#define THP_SCAN_HARNESS_MAIN						\
+	int main(int argc, char **argv)					\
+	{								\
+		thp_scan_main(argc, argv);				\
+	}
+
+/* Counter @key of @path, which must exist: a missing one fails the test. */
+static inline long must_keyed(struct __test_metadata *_metadata,
+			      const char *path, const char *key)
+{
+	long v = keyed(path, key);
+
+	ASSERT_GE(v, 0) TH_LOG("no counter %s in %s", key, path);
+	return v;
+}
+
+static inline long vm_counter(struct __test_metadata *_metadata, const char *key)
+{
+	return must_keyed(_metadata, "/proc/vmstat", key);
+}
+
+/* Per-size counter @name of @kb-sized THPs, which must exist. */
+static inline long must_stat(struct __test_metadata *_metadata,
+			     unsigned long kb, const char *name)
+{
+	long v = size_stat(kb, name);
+
+	ASSERT_GE(v, 0) TH_LOG("no hugepages-%lukB/stats/%s", kb, name);
+	return v;
+}
+
+/* The number in @path, which must exist. */
+static inline long must_long(struct __test_metadata *_metadata, const char *path)
+{
+	long v = get_long(path);
+
+	ASSERT_GE(v, 0) TH_LOG("no number in %s", path);
+	return v;
+}
+
+/* The page size and the PMD THP size (read_pmd_pagesize(), vm_util.h). */
+struct thp_sizes {
+	size_t psz, pmd, per;	/* bytes, bytes, pages per PMD THP */
+	unsigned long pmd_kb;
+	int order_pmd;
+};
+
+static inline void thp_sizes(struct thp_sizes *z)
+{
+	z->psz = getpagesize();
+	z->pmd = read_pmd_pagesize();
+	z->per = z->pmd / z->psz;
+	z->pmd_kb = z->pmd / 1024;
+	z->order_pmd = __builtin_ctzl(z->per);
+}
+
+/*
+ * How many of the @nr ranges of @size bytes at @p are each mapped by
+ * one whole THP (/proc/kpageflags: a THP's head first, its last page
+ * last); -1 if pagemap or kpageflags cannot be read.
+ */
+static inline long count_thps(char *p, size_t nr, size_t size)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	size_t psz = getpagesize(), i;
+	long n = pm < 0 || kpf < 0 ? -1 : 0;
+
+	for (i = 0; n >= 0 && i < nr; i++) {
+		unsigned long first = pagemap_get_pfn(pm, p + i * size);
+		unsigned long last = pagemap_get_pfn(pm, p + (i + 1) * size - psz);
+		uint64_t flags = 0;
+
+		if (first == -1UL || last != first + size / psz - 1)
+			continue;
+		if (pread(kpf, &flags, sizeof(flags), first * sizeof(flags)) != sizeof(flags))
+			n = -1;
+		else if ((flags >> KPF_THP & 1) && (flags >> KPF_COMPOUND_HEAD & 1))
+			n++;
+	}
+	if (pm >= 0)
+		close(pm);
+	if (kpf >= 0)
+		close(kpf);
+	return n;
+}
+
+/*
+ * @nr PMD THPs with page 7 of each written (one_per_folio()), which
+ * thp_scan judges underused at any underused_zero_pct below 99; NULL if
+ * the memory cannot be mapped.
+ */
+static inline char *sparse_thps(const struct thp_sizes *z, size_t nr)
+{
+	char *p = map_aligned(nr * z->pmd, z->pmd);
+	size_t i;
+
+	for (i = 0; p && i < nr; i++)
+		fill_page(p, i * z->per + 7, z->psz);
+	return p;
+}
+
+/*
+ * @nr PMD THPs, every page written, with the second half of each
+ * unmapped: each partially mapped; NULL if that cannot be done.
+ */
+static inline char *half_mapped_thps(const struct thp_sizes *z, size_t nr)
+{
+	char *p = map_aligned(nr * z->pmd, z->pmd);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < nr * z->per; i++)
+		fill_page(p, i, z->psz);
+	if (!check_huge_anon(p, nr, z->pmd))
+		return NULL;
+	for (i = 0; i < nr; i++)
+		if (munmap(p + i * z->pmd + z->pmd / 2, z->pmd / 2))
+			return NULL;
+	return p;
+}
+
+/* Unmap what half_mapped_thps() left mapped. */
+static inline void unmap_halves(char *p, const struct thp_sizes *z, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		munmap(p + i * z->pmd, z->pmd / 2);
+}
+
+/*
+ * The setup most thp_scan tests share, after the state reset: PMD THPs
+ * at fault and no other size, khugepaged collapsing nothing behind the
+ * test's back (max_ptes_none 0), the test's task in the memcg CG @cg
+ * (none if NULL), and the thp_scan events traced into an empty buffer.
+ */
+static inline void thp_scan_setup(struct __test_metadata *_metadata,
+				  struct thp_sizes *z, const char *cg)
+{
+	struct thp_settings s;
+	char path[128], pid[16];
+	int i;
+
+	thp_scan_reset();
+	ASSERT_EQ(0, access(THP_SCAN "min_age_millisecs", F_OK))
+		TH_LOG("no thp_scan knobs: CONFIG_THP_SCAN=n?");
+	thp_sizes(z);
+	ASSERT_NE(0, z->pmd);
+	thp_read_settings(&s);
+	s.thp_enabled = THP_ALWAYS;
+	for (i = 0; i < NR_ORDERS; i++)
+		s.hugepages[i].enabled = THP_NEVER;
+	s.hugepages[z->order_pmd].enabled = THP_INHERIT;
+	s.khugepaged.max_ptes_none = 0;
+	thp_write_settings(&s);
+	if (cg) {
+		ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+		snprintf(path, sizeof(path), CG "%s", cg);
+		ASSERT_TRUE(!mkdir(path, 0755) || errno == EEXIST);
+		snprintf(path, sizeof(path), CG "%s/cgroup.procs", cg);
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		ASSERT_EQ(0, put(path, pid));
+	}
+	ASSERT_EQ(0, put(TRACE "events/thp_scan/enable", "1"));
+	ASSERT_EQ(0, clear_trace());
+}
+
+/* Undo thp_scan_setup() and whatever the test changed. */
+static inline void thp_scan_teardown(void)
+{
+	char pid[16];
+
+	/* Out of the test's memcg, so that it can be removed. */
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	put(CG "cgroup.procs", pid);
+	thp_scan_reset();
+}
+
+/*
+ * Wait until kthpscand is between rounds for good: asleep (S) and
+ * thp_scan_rounds the same over two polls 200 ms apart, for up to 5 s
+ * (a round of a few THPs takes milliseconds).
+ * Only meaningful when nothing can start a round: thp_scan off, or every
+ * queued folio younger than the minimum age and the sleep longer.
+ */
+static inline void wait_kthpscand_idle(struct __test_metadata *_metadata, int pid)
+{
+	long rounds = vm_counter(_metadata, "thp_scan_rounds"), now;
+	int i, still = 0;
+
+	for (i = 0; i < 25 && still < 2; i++) {
+		usleep(200000);
+		now = vm_counter(_metadata, "thp_scan_rounds");
+		still = now == rounds && task_state(pid) == 'S' ? still + 1 : 0;
+		rounds = now;
+	}
+	ASSERT_EQ(2, still) TH_LOG("kthpscand still at work after 5 s");
+}
+#endif /* __KSELFTEST_HARNESS_H */
 
 #endif /* __THP_SCAN_UTIL_H */

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Each decision kthpscand can make on a THP, brought about in a booted
+ * kernel and read from the thp_scan_decision and thp_scan_split events
+ * with the exact counts the zero scan reports: underused_zero_pct other
+ * than the default (what is split and what is kept), shrink_underused=0
+ * (not judged, partially mapped still split), a split that fails on a
+ * THP someone holds a reference to (it stays queued and is split once
+ * the reference is gone), a THP that is no longer mapped (kept, for its
+ * last user to free), and THPs made by khugepaged joining the queue.
+ * keep_locked cannot be brought about at will (a folio lock is held only
+ * for a moment); the KUnit suite thp_scan covers it.
+ *
+ * The minimum age is lowered to 1 s throughout to keep the tests short:
+ * the decisions are the same at any age.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
+
+#define CG_NAME "thp_scan_decisions"
+#define MAX_EVENTS 1024
+
+/* The trace, read by the tests below. */
+static struct thp_scan_event ev[MAX_EVENTS];
+
+FIXTURE(decide) {
+	struct thp_sizes z;
+	int kpid;
+	int pipe[2];
+};
+
+FIXTURE_SETUP(decide)
+{
+	self->pipe[0] = -1;
+	self->pipe[1] = -1;
+	thp_scan_setup(_metadata, &self->z, CG_NAME);
+	self->kpid = kthpscand_pid();
+	ASSERT_GT(self->kpid, 0);
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
+}
+
+FIXTURE_TEARDOWN(decide)
+{
+	if (self->pipe[0] >= 0) {
+		close(self->pipe[0]);
+		close(self->pipe[1]);
+	}
+	thp_scan_teardown();
+}
+
+/*
+ * How many decisions of kthpscand on PMD THPs the trace holds that are
+ * named @decision with exactly @zero zero subpages of @scanned looked
+ * at, every subpage mapped; *@others counts its PMD decisions that match
+ * none of @n such expectations.
+ */
+struct want {
+	const char *decision;
+	unsigned int zero, scanned;
+	long seen;
+};
+
+static void match_decisions(const struct thp_sizes *z, int kpid, struct want *w,
+			    int n, long *others)
+{
+	int nr = read_events(ev, MAX_EVENTS), i, k;
+
+	*others = 0;
+	for (k = 0; k < n; k++)
+		w[k].seen = 0;
+	for (i = 0; i < nr && i < MAX_EVENTS; i++) {
+		struct thp_scan_event *e = &ev[i];
+		bool found = false;
+
+		if (e->split || e->pid != kpid || e->order != (unsigned int)z->order_pmd)
+			continue;
+		for (k = 0; k < n && !found; k++) {
+			if (!strcmp(e->decision, w[k].decision) &&
+			    e->zero == w[k].zero && e->scanned == w[k].scanned &&
+			    e->mapped == z->per) {
+				w[k].seen++;
+				found = true;
+			}
+		}
+		*others += !found;
+	}
+}
+
+/* THPs of @per pages with the first @nr[i] pages of THP i filled. */
+struct fills {
+	size_t per;
+	size_t nr[4];
+};
+
+static char *fill_first(const struct thp_sizes *z, const struct fills *f, size_t nr)
+{
+	char *p = map_aligned(nr * z->pmd, z->pmd);
+	size_t i, pg;
+
+	for (i = 0; p && i < nr; i++)
+		for (pg = 0; pg < f->nr[i]; pg++)
+			fill_page(p, i * z->per + pg, z->psz);
+	return p;
+}
+
+/* For check_pages(): a struct fills says which pages hold data. */
+static int filled_first(size_t pg, void *arg)
+{
+	const struct fills *f = arg;
+
+	return pg % f->per < f->nr[pg / f->per];
+}
+
+/* How many decisions of kthpscand named @decision the trace holds. */
+static long decisions(const struct thp_sizes *z, const char *decision, int pid)
+{
+	struct trace_count c;
+
+	count_trace(z->order_pmd, decision, pid, &c);
+	return c.decisions;
+}
+
+/*
+ * underused_zero_pct=50: a PMD THP is underused with more than 256 of its
+ * 512 subpages zero-filled.  Four THPs with their first 200, 255, 256 and
+ * 512 subpages filled: the first two are split (the zero scan stops at
+ * the 257th zero subpage: 457 and 512 subpages looked at), the other two
+ * kept (known used at the 256th filled subpage), again and again.
+ */
+TEST_F_TIMEOUT(decide, zero_pct_50, 12)
+{
+	const struct fills f = { self->z.per, { 200, 255, 256, 512 } };
+	const size_t nr = 4;
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
+	struct want w[] = {
+		{ "split_underused", 257, 457 },
+		{ "split_underused", 257, 512 },
+		{ "keep_used", 0, 256 },
+	};
+	long others, bad;
+	char *p;
+
+	ASSERT_EQ(512, self->z.per) TH_LOG("the counts below are for 512-page THPs");
+	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "50"));
+	p = fill_first(&self->z, &f, nr);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+	/* Due in 1 s, a first look at all four in one round, a second 1 s later. */
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0 >= 6, 8));
+	match_decisions(&self->z, self->kpid, w, 3, &others);
+	EXPECT_EQ(1, w[0].seen);
+	EXPECT_EQ(1, w[1].seen);
+	EXPECT_GE(w[2].seen, 4);
+	EXPECT_EQ(0, others);
+	EXPECT_EQ(2, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(2 * (long)self->z.pmd_kb, smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(0, count_thps(p, 2, self->z.pmd));
+	EXPECT_EQ(2, count_thps(p + 2 * self->z.pmd, 2, self->z.pmd));
+	bad = check_pages(p, nr * self->z.per, self->z.psz, filled_first, (void *)&f);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(p, nr * self->z.pmd);
+}
+
+/*
+ * underused_zero_pct=100: nothing is underused, not even a THP whose
+ * every byte is zero.  A sparse THP (page 7 written: the scan knows it
+ * used at its first filled subpage, 7 zero of 8) and an all-zero one
+ * (written, then zeroed: 512 of 512) are kept; at 99 both are split.
+ */
+TEST_F_TIMEOUT(decide, zero_pct_100, 15)
+{
+	const size_t nr = 2;
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	struct want w[] = {
+		{ "keep_used", 7, 8 },
+		{ "keep_used", self->z.per, self->z.per },
+	};
+	const struct fills none = { self->z.per, { 0 } };
+	long others, bad;
+	char *p;
+
+	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "100"));
+	p = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, p);
+	/* The second: written and zeroed again. */
+	memset(p + self->z.pmd + 7 * self->z.psz, 0, self->z.psz);
+	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+	/* Due in 1 s, and again 1 s later: twice each within 6 s. */
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0 >= 4, 6));
+	match_decisions(&self->z, self->kpid, w, 2, &others);
+	EXPECT_GE(w[0].seen, 2);
+	EXPECT_GE(w[1].seen, 2);
+	EXPECT_EQ(0, others);
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+	EXPECT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+
+	/* The knob is what kept them: due again within 1 s. */
+	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "99"));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= (long)nr,
+			 6));
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	/* Page 7 of the first holds data; everything else reads zero. */
+	bad = check_pages(p + self->z.pmd, self->z.per, self->z.psz, filled_first,
+			  (void *)&none);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld of the zeroed THP differs", bad);
+	bad = check_pages(p, self->z.per, self->z.psz, one_per_folio, &self->z.per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld of the sparse THP differs", bad);
+	munmap(p, nr * self->z.pmd);
+}
+
+/*
+ * shrink_underused=0: no THP is judged underused (keep_not_judged,
+ * nothing scanned), but a partially mapped one is still split.
+ */
+TEST_F_TIMEOUT(decide, shrink_underused_off, 12)
+{
+	const size_t nr = 2, per = self->z.per;
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	long partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial");
+	struct want w[] = {
+		{ "keep_not_judged", 0, 0 },
+	};
+	struct trace_count c;
+	char *sparse, *half;
+	long others, bad;
+
+	ASSERT_EQ(0, put(THP "shrink_underused", "0"));
+	sparse = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, sparse);
+	ASSERT_TRUE(check_huge_anon(sparse, nr, self->z.pmd));
+	half = half_mapped_thps(&self->z, nr);
+	ASSERT_NE(NULL, half);
+
+	/* The partially mapped at once, the sparse ones after 1 s, twice. */
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0 >= 6, 8));
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial") - partial0);
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+	match_decisions(&self->z, self->kpid, w, 1, &others);
+	EXPECT_GE(w[0].seen, 2 * nr);
+	count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
+	EXPECT_EQ(nr, c.splits);
+	EXPECT_EQ(nr, others) TH_LOG("decisions other than the partial splits");
+	EXPECT_TRUE(check_huge_anon(sparse, nr, self->z.pmd));
+	bad = check_pages(sparse, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);
+	bad = check_pages(half, nr * per, self->z.psz, first_half, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld of the mapped halves differs", bad);
+	munmap(sparse, nr * self->z.pmd);
+	unmap_halves(half, &self->z, nr);
+}
+
+/*
+ * Give page @pg of the @psz-byte pages at @p to a new pipe, @fds: the
+ * pipe holds a reference to the folio.
+ */
+static int splice_page(int fds[2], char *p, size_t pg, size_t psz)
+{
+	struct iovec iov = { p + pg * psz, psz };
+
+	if (pipe(fds))
+		return -errno;
+	return vmsplice(fds[1], &iov, 1, 0) == (ssize_t)psz ? 0 : -errno;
+}
+
+/*
+ * A split that fails: a sparse THP one of whose pages sits in a pipe
+ * (vmsplice() takes a reference to the folio) is judged underused, but
+ * cannot be split (-EAGAIN): counted as failed, kept whole and queued,
+ * tried again after the minimum age; once the pipe is closed it is split.
+ */
+TEST_F_TIMEOUT(decide, split_failed_referenced, 15)
+{
+	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed");
+	long vfailed0 = vm_counter(_metadata, "thp_scan_split_failed");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	size_t per = self->z.per;
+	int nr, i, failed = 0;
+	char *p = sparse_thps(&self->z, 1);
+	long bad;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
+	ASSERT_EQ(0, splice_page(self->pipe, p, 7, self->z.psz));
+	/* Due in 1 s and again 1 s after each try: twice within 6 s. */
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_failed") - failed0 >= 2, 6));
+	EXPECT_GE(vm_counter(_metadata, "thp_scan_split_failed") - vfailed0, 2);
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+	EXPECT_TRUE(check_huge_anon(p, 1, self->z.pmd));
+	nr = read_events(ev, MAX_EVENTS);
+	for (i = 0; i < nr && i < MAX_EVENTS; i++) {
+		struct thp_scan_event *e = &ev[i];
+
+		if (!e->split || strcmp(e->decision, "split_underused"))
+			continue;
+		EXPECT_EQ(self->kpid, e->pid);
+		EXPECT_EQ(-EAGAIN, e->ret);
+		failed++;
+	}
+	EXPECT_GE(failed, 2);
+
+	close(self->pipe[0]);
+	close(self->pipe[1]);
+	self->pipe[0] = -1;
+	/* Due again within 1 s. */
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= 1, 6));
+	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	bad = check_pages(p, per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(p, self->z.pmd);
+}
+
+/*
+ * A THP that is no longer mapped, but still held (a page of it in a
+ * pipe), stays on its queue: kthpscand keeps it (keep_unmapped, nothing
+ * scanned, nothing mapped) for its last user to free, and the data in
+ * the pipe is intact.
+ */
+TEST_F_TIMEOUT(decide, keep_unmapped, 12)
+{
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed");
+	int nr, i, kept = 0, others = 0;
+	char *p = sparse_thps(&self->z, 1), *buf;
+	size_t off;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
+	ASSERT_EQ(0, splice_page(self->pipe, p, 7, self->z.psz));
+	ASSERT_EQ(0, munmap(p, self->z.pmd));
+	/* Due in 1 s, and again every second. */
+	EXPECT_TRUE(POLL(decisions(&self->z, "keep_unmapped", self->kpid) > 0, 8));
+	nr = read_events(ev, MAX_EVENTS);
+	for (i = 0; i < nr && i < MAX_EVENTS; i++) {
+		struct thp_scan_event *e = &ev[i];
+
+		if (!e->split && !strcmp(e->decision, "keep_unmapped") &&
+		    e->pid == self->kpid && !e->zero && !e->scanned && !e->mapped)
+			kept++;
+		else
+			others++;
+	}
+	EXPECT_GE(kept, 1);
+	EXPECT_EQ(0, others);
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed"));
+	buf = malloc(self->z.psz);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ((ssize_t)self->z.psz, read(self->pipe[0], buf, self->z.psz));
+	for (off = 0; off < self->z.psz; off++)
+		if (buf[off] != pattern(7, off))
+			break;
+	EXPECT_EQ(self->z.psz, off) TH_LOG("byte %zu from the pipe differs", off);
+	free(buf);
+}
+
+/*
+ * THPs made by khugepaged join the queue like those made at fault:
+ * written with no THP at fault (policy madvise, not yet madvised), then
+ * collapsed by a fast khugepaged: thp_scan_queued grows with
+ * thp_collapse_alloc, and kthpscand looks at them and keeps them (dense).
+ */
+TEST_F_TIMEOUT(decide, collapse_queued, 15)
+{
+	const size_t nr = 2, per = self->z.per;
+	long coll0 = vm_counter(_metadata, "thp_collapse_alloc");
+	long queued0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued");
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
+	struct trace_count c;
+	struct thp_settings s;
+	char *p;
+	long bad;
+	size_t i;
+
+	thp_read_settings(&s);
+	s.thp_enabled = THP_MADVISE;
+	s.khugepaged.scan_sleep_millisecs = 100;
+	s.khugepaged.alloc_sleep_millisecs = 100;
+	s.khugepaged.pages_to_scan = per * 8;
+	thp_write_settings(&s);
+	p = map_aligned(nr * self->z.pmd, self->z.pmd);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < nr * per; i++)
+		fill_page(p, i, self->z.psz);
+	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(queued0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued"));
+	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_HUGEPAGE));
+	/* khugepaged every 100 ms, the whole range at a time: 6 s for TCG. */
+	EXPECT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 6))
+		TH_LOG("%ld kB collapsed", smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(nr, vm_counter(_metadata, "thp_collapse_alloc") - coll0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued") - queued0);
+	/* Due 1 s after the collapse. */
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0 >= (long)nr, 6));
+	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
+	EXPECT_GE(c.decisions, (long)nr);
+	EXPECT_EQ(per - per * 90 / 100, c.scanned);
+	bad = check_pages(p, nr * per, self->z.psz, every_page, NULL);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(p, nr * self->z.pmd);
+}
+
+THP_SCAN_HARNESS_MAIN

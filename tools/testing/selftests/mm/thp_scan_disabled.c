@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thp_scan/enabled=0 means stock 6.12: kthpscand stops (no round, no
+ * decision, no CPU time), the deferred split shrinker judges as 6.12 did
+ * (by khugepaged's max_ptes_none, PMD THPs only, nothing at the default
+ * 511), and khugepaged collapses as 6.12 did (max_ptes_none alone, not
+ * thp_scan's underused limit).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
+
+#define CG_NAME "thp_scan_disabled"
+
+FIXTURE(off) {
+	struct thp_sizes z;
+	int kpid;
+};
+
+FIXTURE_SETUP(off)
+{
+	thp_scan_setup(_metadata, &self->z, CG_NAME);
+	self->kpid = kthpscand_pid();
+	ASSERT_GT(self->kpid, 0);
+	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+}
+
+FIXTURE_TEARDOWN(off)
+{
+	thp_scan_teardown();
+}
+
+/*
+ * kthpscand stops: sparse THPs due at once (minimum age 0) with a round
+ * due every 100 ms see, over 3 s, no round, no decision and no CPU time
+ * of kthpscand, nor when a knob write wakes it, and stay huge; with
+ * thp_scan on again, kthpscand splits them.
+ */
+TEST_F_TIMEOUT(off, thread_stops, 15)
+{
+	const size_t nr = 4, per = self->z.per;
+	long rounds0, cpu0, scanned0, split0, switches, bad;
+	struct trace_count c;
+	char *p;
+
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	/* The writes wake it, to find thp_scan off. */
+	wait_kthpscand_idle(_metadata, self->kpid);
+	p = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
+	scanned0 = vm_counter(_metadata, "thp_scan_scanned");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	cpu0 = must_long(_metadata, THP_SCAN "cpu_time_ms");
+	sleep(3);
+	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_scan_rounds"));
+	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_scan_scanned"));
+	EXPECT_EQ(cpu0, must_long(_metadata, THP_SCAN "cpu_time_ms"));
+	EXPECT_EQ('S', task_state(self->kpid));
+	/* Woken (a knob write), it finds thp_scan off and sleeps again. */
+	switches = voluntary_switches(self->kpid);
+	ASSERT_GE(switches, 0);
+	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	EXPECT_TRUE(POLL(voluntary_switches(self->kpid) > switches, 5));
+	wait_kthpscand_idle(_metadata, self->kpid);
+	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_scan_rounds"));
+	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_scan_scanned"));
+	EXPECT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	EXPECT_EQ(0, c.decisions);
+
+	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	/* Due at once, all in one round: 6 s for TCG. */
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= (long)nr,
+			 6));
+	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	EXPECT_EQ(nr, c.splits);
+	EXPECT_GT(vm_counter(_metadata, "thp_scan_rounds"), rounds0);
+	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(p, nr * self->z.pmd);
+}
+
+/*
+ * Drive the deferred split shrinker of every memcg at its highest
+ * priority, from this task: drop_caches=2 runs drop_slab().
+ */
+static int shrink(void)
+{
+	return put("/proc/sys/vm/drop_caches", "2");
+}
+
+/*
+ * The shrinker with thp_scan off judges as 6.12 does.  Sparse PMD THPs
+ * and 64K mTHPs (page 7 written): at max_ptes_none 511 nothing is
+ * underused (keep_used, with no zero scan of thp_scan's: 0 of 0); at 0
+ * the PMD THPs are split (6.12's thp_underused() sees a zero page) and
+ * the mTHPs kept (6.12 judges PMD THPs only).  Every decision is made by
+ * this task, in the shrinker.
+ */
+TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 10)
+{
+	const size_t nr = 4, per = self->z.per, mper = 16, mkb = 64;
+	const int morder = __builtin_ctzl(mper);
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	long stock0 = vm_counter(_metadata, "thp_underused_split_page");
+	int me = getpid();
+	struct trace_count c;
+	char path[128], *p, *m;
+	long bad;
+	size_t i;
+
+	ASSERT_EQ(mper * self->z.psz, mkb * 1024) TH_LOG("no 16-page 64K THP size");
+	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", "511"));
+	wait_kthpscand_idle(_metadata, self->kpid);
+	p = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+	/* 64K mTHPs instead of PMD THPs from here on. */
+	snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled", mkb);
+	ASSERT_EQ(0, put(path, "always"));
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", self->z.pmd_kb);
+	ASSERT_EQ(0, put(path, "never"));
+	m = map_aligned(nr * mkb * 1024, self->z.pmd);
+	ASSERT_NE(NULL, m);
+	for (i = 0; i < nr; i++)
+		fill_page(m, i * mper + 7, self->z.psz);
+	EXPECT_EQ((long)(nr * mkb), smaps_kb(m, "Rss:"));
+
+	ASSERT_EQ(0, shrink());
+	count_trace(self->z.order_pmd, "keep_used", me, &c);
+	EXPECT_GE(c.decisions, (long)nr);
+	EXPECT_EQ(0, c.zero);
+	EXPECT_EQ(0, c.scanned);
+	count_trace(morder, "keep_used", me, &c);
+	EXPECT_GE(c.decisions, (long)nr);
+	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd))
+		TH_LOG("AnonHugePages %ld kB", smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(nr, count_thps(m, nr, mkb * 1024));
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+
+	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", "0"));
+	/* A folio kept is not taken again in the same jiffy: shrink again. */
+	EXPECT_TRUE(POLL(!shrink() && smaps_kb(p, "AnonHugePages:") == 0, 5));
+	count_trace(self->z.order_pmd, "split_underused", me, &c);
+	EXPECT_EQ(nr, c.splits);
+	EXPECT_EQ(0, c.scanned);
+	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	EXPECT_EQ(0, c.decisions);
+	count_trace(morder, "split_underused", 0, &c);
+	EXPECT_EQ(0, c.decisions);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(nr, vm_counter(_metadata, "thp_underused_split_page") - stock0);
+	/* The mTHPs are still whole: all 16 pages of each mapped. */
+	EXPECT_EQ((long)(nr * mkb), smaps_kb(m, "Rss:"));
+	EXPECT_EQ(nr, count_thps(m, nr, mkb * 1024));
+	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
+	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("PMD range page %ld differs", bad);
+	bad = check_pages(m, nr * mper, self->z.psz, one_per_folio, (void *)&mper);
+	EXPECT_EQ(-1, bad) TH_LOG("64K range page %ld differs", bad);
+	munmap(p, nr * self->z.pmd);
+	munmap(m, nr * mkb * 1024);
+}
+
+/*
+ * khugepaged with thp_scan off: its limit is max_ptes_none alone.  A
+ * range with one page of 512 present, which it would not collapse while
+ * thp_scan splits underused THPs (more than 460 none), is collapsed at
+ * the default 511, and the new THP is queued all the same.
+ */
+TEST_F_TIMEOUT(off, khugepaged_limit_lifted, 15)
+{
+	const size_t nr = 2, per = self->z.per;
+	long coll0 = vm_counter(_metadata, "thp_collapse_alloc");
+	long queued0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued");
+	struct thp_settings s;
+	char *p;
+	long bad;
+
+	thp_read_settings(&s);
+	s.thp_enabled = THP_MADVISE;
+	s.khugepaged.max_ptes_none = per - 1;
+	s.khugepaged.scan_sleep_millisecs = 100;
+	s.khugepaged.alloc_sleep_millisecs = 100;
+	s.khugepaged.pages_to_scan = per * 8;
+	thp_write_settings(&s);
+	/* No THP at fault: the policy is madvise and the range not madvised yet. */
+	p = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_HUGEPAGE));
+	/* khugepaged every 100 ms, the whole range at a time: 10 s for TCG. */
+	EXPECT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 10))
+		TH_LOG("%ld kB collapsed", smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(nr, vm_counter(_metadata, "thp_collapse_alloc") - coll0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued") - queued0);
+	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(p, nr * self->z.pmd);
+}
+
+THP_SCAN_HARNESS_MAIN

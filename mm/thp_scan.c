@@ -951,9 +951,10 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 	 * thp_scan_enqueue() picks from the partially mapped flag under the
 	 * queue lock (rmap may set it meanwhile); a flag the walk refuted is
 	 * cleared there.  A successful split to a large order has requeued
-	 * the new folios itself.
+	 * the new folios itself.  With thp_scan off, as in 6.12, a folio
+	 * that is not partially mapped leaves the queue after one look.
 	 */
-	if (ret)
+	if (ret && !(stock && !folio_test_partially_mapped(folio)))
 		thp_scan_requeue(folio, v.d == THP_SCAN_KEEP_NOT_PARTIAL);
 	folio_unlock(folio);
 	folio_put(folio);

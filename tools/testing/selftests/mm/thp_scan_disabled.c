@@ -104,12 +104,51 @@ static int shrink(void)
 }
 
 /*
- * The shrinker with thp_scan off judges as 6.12 does.  Sparse PMD THPs
- * and 64K mTHPs (page 7 written): at max_ptes_none 511 nothing is
- * underused (keep_used, with no zero scan of thp_scan's: 0 of 0); at 0
- * the PMD THPs are split (6.12's thp_underused() sees a zero page) and
- * the mTHPs kept (6.12 judges PMD THPs only).  Every decision is made by
- * this task, in the shrinker.
+ * Sparse PMD THPs (page 7 of 512 written) while thp_scan is off, queued
+ * and judged by the deferred split shrinker as in 6.12, with no zero scan
+ * of thp_scan's (0 of 0).  Every decision is made by this task, in the
+ * shrinker.  Returns the THPs, or NULL.
+ */
+static char *stock_shrink(struct __test_metadata *_metadata,
+			  struct _test_data_off *self, size_t nr,
+			  const char *max_ptes_none, const char *want)
+{
+	long queued0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued");
+	int me = getpid();
+	struct trace_count c;
+	char *p;
+
+	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", max_ptes_none)) {
+		return NULL;
+	}
+	ASSERT_EQ(0, clear_trace()) {
+		return NULL;
+	}
+	p = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, p) {
+		return NULL;
+	}
+	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd)) {
+		return p;
+	}
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued") - queued0);
+	/* New folios wait a jiffy before the shrinker takes them. */
+	usleep(100000);
+	EXPECT_EQ(0, shrink());
+	count_trace(self->z.order_pmd, want, me, &c);
+	EXPECT_EQ(nr, c.decisions) TH_LOG("%s", want);
+	EXPECT_EQ(0, c.zero);
+	EXPECT_EQ(0, c.scanned);
+	return p;
+}
+
+/*
+ * The shrinker with thp_scan off judges as 6.12 does.  64K mTHPs are not
+ * queued at all (6.12 queues PMD-sized THPs only).  Sparse PMD THPs: at
+ * max_ptes_none 511 nothing is underused (keep_used), and a THP judged
+ * used leaves the queue, so a later pass, at 0, does not see it again;
+ * at 0, sparse PMD THPs are split (6.12's thp_underused() sees zero
+ * pages).
  */
 TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 10)
 {
@@ -117,62 +156,50 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 10)
 	const int morder = __builtin_ctzl(mper);
 	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
 	long stock0 = vm_counter(_metadata, "thp_underused_split_page");
-	int me = getpid();
+	long mqueued0 = must_stat(_metadata, mkb, "thp_scan_queued");
 	struct trace_count c;
-	char path[128], *p, *m;
+	char path[128], *p, *q, *m;
 	long bad;
 	size_t i;
 
 	ASSERT_EQ(mper * self->z.psz, mkb * 1024) TH_LOG("no 16-page 64K THP size");
-	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", "511"));
 	wait_kthpscand_idle(_metadata, self->kpid);
-	p = sparse_thps(&self->z, nr);
-	ASSERT_NE(NULL, p);
-	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
-	/* 64K mTHPs instead of PMD THPs from here on. */
+
+	/* 64K mTHPs, page 7 of each written: not queued. */
 	snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled", mkb);
 	ASSERT_EQ(0, put(path, "always"));
-	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", self->z.pmd_kb);
-	ASSERT_EQ(0, put(path, "never"));
 	m = map_aligned(nr * mkb * 1024, self->z.pmd);
 	ASSERT_NE(NULL, m);
 	for (i = 0; i < nr; i++)
 		fill_page(m, i * mper + 7, self->z.psz);
-	EXPECT_EQ((long)(nr * mkb), smaps_kb(m, "Rss:"));
-
-	ASSERT_EQ(0, shrink());
-	count_trace(self->z.order_pmd, "keep_used", me, &c);
-	EXPECT_GE(c.decisions, (long)nr);
-	EXPECT_EQ(0, c.zero);
-	EXPECT_EQ(0, c.scanned);
-	count_trace(morder, "keep_used", me, &c);
-	EXPECT_GE(c.decisions, (long)nr);
-	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd))
-		TH_LOG("AnonHugePages %ld kB", smaps_kb(p, "AnonHugePages:"));
 	EXPECT_EQ(nr, count_thps(m, nr, mkb * 1024));
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+	EXPECT_EQ(mqueued0, must_stat(_metadata, mkb, "thp_scan_queued"));
+	ASSERT_EQ(0, put(path, "never"));
 
-	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", "0"));
-	/* A folio kept is not taken again in the same jiffy: shrink again. */
-	EXPECT_TRUE(POLL(!shrink() && smaps_kb(p, "AnonHugePages:") == 0, 5));
-	count_trace(self->z.order_pmd, "split_underused", me, &c);
+	p = stock_shrink(_metadata, self, nr, "511", "keep_used");
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
+	/* Looked at once: off the queue, not judged again at 0. */
+	q = stock_shrink(_metadata, self, nr, "0", "split_underused");
+	ASSERT_NE(NULL, q);
+	count_trace(self->z.order_pmd, "split_underused", 0, &c);
 	EXPECT_EQ(nr, c.splits);
-	EXPECT_EQ(0, c.scanned);
-	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
-	EXPECT_EQ(0, c.decisions);
-	count_trace(morder, "split_underused", 0, &c);
+	EXPECT_EQ(nr, c.decisions) TH_LOG("only the new ones");
+	count_trace(morder, "keep_used", 0, &c);
 	EXPECT_EQ(0, c.decisions);
 	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
 	EXPECT_EQ(nr, vm_counter(_metadata, "thp_underused_split_page") - stock0);
-	/* The mTHPs are still whole: all 16 pages of each mapped. */
-	EXPECT_EQ((long)(nr * mkb), smaps_kb(m, "Rss:"));
+	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ(0, count_thps(q, nr, self->z.pmd));
 	EXPECT_EQ(nr, count_thps(m, nr, mkb * 1024));
-	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
 	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
-	EXPECT_EQ(-1, bad) TH_LOG("PMD range page %ld differs", bad);
+	EXPECT_EQ(-1, bad) TH_LOG("kept PMD range page %ld differs", bad);
+	bad = check_pages(q, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("split PMD range page %ld differs", bad);
 	bad = check_pages(m, nr * mper, self->z.psz, one_per_folio, (void *)&mper);
 	EXPECT_EQ(-1, bad) TH_LOG("64K range page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
+	munmap(q, nr * self->z.pmd);
 	munmap(m, nr * mkb * 1024);
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * How much kthpscand does and when, counted, not timed: a round takes
- * folios until it has spent pages_to_scan on them (a folio costs the
- * subpages its zero scan looked at, plus one), four times as much while
+ * folios until it has spent pages_to_scan on them (a folio costs one, plus
+ * the subpages its zero scan looked at, the mappings and page table
+ * entries its rmap walk visited, and the subpages of its split), four
+ * times as much while
  * the "auto" THP policy sees memory under pressure; the next round comes
  * scan_sleep_millisecs later while work is left.  With the sleep at its
  * maximum (a day), kthpscand makes exactly one round each time a knob
@@ -10,7 +12,8 @@
  *
  * The THPs are sparse PMD THPs (page 7 of 512 written), which the zero
  * scan judges underused after 462 subpages at the default
- * underused_zero_pct: 463 each.  The minimum age is 0: every one is due.
+ * underused_zero_pct; the walk before the split finds one mapping, a PMD;
+ * the split costs 512: 978 each.  The minimum age is 0: every one is due.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +36,7 @@ FIXTURE(pacing) {
 	struct thp_sizes z;
 	int kpid;
 	long cost;		/* what one sparse THP costs a round */
+	long scanned;		/* the subpages its zero scan looks at */
 	char *p;
 	size_t nr;
 };
@@ -42,7 +46,9 @@ FIXTURE_SETUP(pacing)
 	thp_scan_setup(_metadata, &self->z, CG_NAME);
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
-	self->cost = self->z.per * 90 / 100 + 2 + 1;
+	self->scanned = self->z.per * 90 / 100 + 2;
+	/* The folio, its zero scan, its walk (a VMA, a PMD) and its split. */
+	self->cost = 1 + self->scanned + 2 + self->z.per;
 }
 
 FIXTURE_TEARDOWN(pacing)
@@ -114,7 +120,7 @@ TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 25)
 	ASSERT_NE(NULL, self->p);
 	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
 	EXPECT_EQ(2, one_round(_metadata, &self->z, self->kpid, "enabled", "1"));
-	EXPECT_EQ(2 * (self->cost - 1), vm_counter(_metadata, "thp_scan_pages_scanned") - pages0);
+	EXPECT_EQ(2 * self->scanned, vm_counter(_metadata, "thp_scan_pages_scanned") - pages0);
 
 	/* Four THPs due, the sleep a day: no round comes by itself. */
 	rounds = vm_counter(_metadata, "thp_scan_rounds");
@@ -134,7 +140,7 @@ TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 25)
 	EXPECT_EQ(0, smaps_kb(self->p, "AnonHugePages:"));
 	EXPECT_EQ(6, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
 	EXPECT_GE(vm_counter(_metadata, "thp_scan_rounds") - rounds, 2);
-	EXPECT_EQ(6 * (self->cost - 1), vm_counter(_metadata, "thp_scan_pages_scanned") - pages0);
+	EXPECT_EQ(6 * self->scanned, vm_counter(_metadata, "thp_scan_pages_scanned") - pages0);
 	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(6, c.splits);
 	bad = check_pages(self->p, 6 * self->z.per, self->z.psz, one_per_folio, &self->z.per);

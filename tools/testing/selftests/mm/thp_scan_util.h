@@ -240,6 +240,7 @@ struct thp_scan_event {
 	bool split;			/* thp_scan_split, else thp_scan_decision */
 	unsigned long pfn;
 	unsigned int order, zero, scanned, mapped;	/* decisions only */
+	unsigned int new_order;				/* splits only */
 	int ret;					/* splits only */
 	char decision[32];
 };
@@ -266,8 +267,10 @@ static inline bool parse_event(const char *line, struct thp_scan_event *e)
 		return false;
 	e->pid = atoi(dash + 1);
 	if (e->split)
-		return sscanf(strstr(ev, "pfn="), "pfn=%lx order=%u decision=%31s ret=%d",
-			      &e->pfn, &e->order, e->decision, &e->ret) == 4;
+		return sscanf(strstr(ev, "pfn="),
+			      "pfn=%lx order=%u new_order=%u decision=%31s ret=%d",
+			      &e->pfn, &e->order, &e->new_order, e->decision,
+			      &e->ret) == 5;
 	return sscanf(strstr(ev, "pfn="),
 		      "pfn=%lx order=%u zero=%u scanned=%u mapped=%u decision=%31s",
 		      &e->pfn, &e->order, &e->zero, &e->scanned, &e->mapped,

@@ -159,7 +159,8 @@ static unsigned int thp_scan_max_zero(unsigned int nr, unsigned int pct)
  * is known: at @max_zero + 1 zero subpages (underused), or when so many
  * are filled that the rest cannot reach it (used).  *@scanned is set to
  * the number of subpages looked at, *@nr_zero to the zero-filled ones
- * among them.
+ * among them.  A hardware-poisoned subpage is not read, and counts as
+ * filled (see thp_scan_page_zero_filled()).
  */
 static bool thp_scan_zero_scan(struct folio *folio, unsigned int max_zero,
 			       unsigned int *scanned, unsigned int *nr_zero)
@@ -169,7 +170,7 @@ static bool thp_scan_zero_scan(struct folio *folio, unsigned int max_zero,
 	bool underused = false;
 
 	for (i = 0; i < nr; i++) {
-		if (pages_identical(folio_page(folio, i), ZERO_PAGE(0))) {
+		if (thp_scan_page_zero_filled(folio_page(folio, i))) {
 			if (++zero > max_zero) {
 				underused = true;
 				break;
@@ -1288,21 +1289,44 @@ unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
 
 /**
  * thp_scan_page_zero_filled - is a page of anonymous memory all zeroes?
- * @page: the page, mapped by the caller's page table
+ * @page: the page, mapped by the caller's page table or locked in its folio
  *
- * A hardware-poisoned page is not read, and is not zero-filled.
+ * The one reader of page contents in thp_scan (the zero scan) and in
+ * khugepaged's collapse limit.  These read memory that no one else may
+ * read for hours, so they must not be the first to consume a latent
+ * memory error: a page marked hardware-poisoned is not read, and where
+ * the architecture can survive a machine check in a kernel read
+ * (CONFIG_ARCH_HAS_COPY_MC), the page is read through
+ * copy_mc_to_kernel(), so that an error ends as a memory-failure event
+ * for that page (the machine check handler queues it), not a panic.
  *
- * Return: true if every byte of @page is zero.
+ * Return: true if every byte of @page is zero; false if one is not, or
+ * if the page is poisoned.
  */
 bool thp_scan_page_zero_filled(struct page *page)
 {
-	bool zero;
+	bool zero = true;
 	void *addr;
 
 	if (PageHWPoison(page))
 		return false;
 	addr = kmap_local_page(page);
+#ifdef CONFIG_ARCH_HAS_COPY_MC
+	{
+		/* Small chunks: a filled page differs from zero early. */
+		u8 chunk[256];
+		unsigned int off;
+
+		for (off = 0; zero && off < PAGE_SIZE; off += sizeof(chunk)) {
+			if (copy_mc_to_kernel(chunk, addr + off, sizeof(chunk)))
+				zero = false;	/* poisoned: not ours to read */
+			else
+				zero = !memchr_inv(chunk, 0, sizeof(chunk));
+		}
+	}
+#else
 	zero = !memchr_inv(addr, 0, PAGE_SIZE);
+#endif
 	kunmap_local(addr);
 	return zero;
 }

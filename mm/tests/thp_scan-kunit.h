@@ -202,6 +202,33 @@ static void thp_scan_test_underused_zero_pct_store(struct kunit *test)
 	WRITE_ONCE(thp_scan_underused_zero_pct, saved);
 }
 
+/*
+ * A hardware-poisoned subpage is not read and counts as filled: an order-2
+ * folio of zeroes is underused (4 zero subpages, 3 allowed), but with its
+ * second subpage poisoned the scan knows it is used after two subpages
+ * (one zero, one "filled": 3 zero can no longer be passed), and that
+ * subpage alone is zero-filled no more.  The poison is only the page flag
+ * here (CONFIG_MEMORY_FAILURE): nothing reads the page.
+ */
+static void thp_scan_test_zero_scan_hwpoison(struct kunit *test)
+{
+	struct folio *folio = thp_scan_test_folio(test, 2);
+	struct page *poisoned = folio_page(folio, 1);
+	unsigned int scanned, zero;
+	bool under;
+
+	KUNIT_EXPECT_TRUE(test, thp_scan_zero_scan(folio, 3, &scanned, &zero));
+	KUNIT_EXPECT_EQ(test, 4u, zero);
+	SetPageHWPoison(poisoned);
+	KUNIT_EXPECT_FALSE(test, thp_scan_page_zero_filled(poisoned));
+	KUNIT_EXPECT_TRUE(test, thp_scan_page_zero_filled(folio_page(folio, 0)));
+	under = thp_scan_zero_scan(folio, 3, &scanned, &zero);
+	ClearPageHWPoison(poisoned);
+	KUNIT_EXPECT_FALSE(test, under);
+	KUNIT_EXPECT_EQ(test, 1u, zero);
+	KUNIT_EXPECT_EQ(test, 2u, scanned);
+}
+
 /* A zero scan that only counts its calls and says what it is told. */
 static unsigned int thp_scan_test_zero_calls;
 static bool thp_scan_test_zero_answer;
@@ -916,6 +943,7 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_enabled_default),
 	KUNIT_CASE(thp_scan_test_max_zero),
 	KUNIT_CASE(thp_scan_test_zero_scan),
+	KUNIT_CASE(thp_scan_test_zero_scan_hwpoison),
 	KUNIT_CASE(thp_scan_test_underused_zero_pct_store),
 	KUNIT_CASE(thp_scan_test_decide),
 	KUNIT_CASE(thp_scan_test_decide_stock),

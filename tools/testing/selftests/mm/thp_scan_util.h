@@ -418,7 +418,7 @@ static inline long voluntary_switches(int pid)
 static const char * const thp_scan_knobs[] = {
 	THP_SCAN "enabled", THP_SCAN "underused_zero_pct", THP_SCAN "pages_to_scan",
 	THP_SCAN "scan_sleep_millisecs", THP_SCAN "min_age_millisecs",
-	THP_SCAN "collapse_max_new_pct",
+	THP_SCAN "collapse_max_new_pct", THP_SCAN "split_on_swapout",
 	THP "shrink_underused", AUTO "interval_ms",
 	TRACE "events/thp_scan/enable",
 	TRACE "events/huge_memory/thp_auto_state/enable",
@@ -465,9 +465,21 @@ static inline void thp_scan_state_save(struct thp_scan_state *s)
 	s->thp = !access(THP "enabled", F_OK);
 	if (s->thp)
 		thp_read_settings(&s->settings);
-	for (i = 0; i < NR_KNOBS; i++)
-		if (get(thp_scan_knobs[i], s->knobs[i], sizeof(s->knobs[i])))
+	for (i = 0; i < NR_KNOBS; i++) {
+		char *b, *e;
+
+		if (get(thp_scan_knobs[i], s->knobs[i], sizeof(s->knobs[i]))) {
 			s->knobs[i][0] = '\0';
+			continue;
+		}
+		/* "one [two] three": the value in force is the bracketed one. */
+		b = strchr(s->knobs[i], '[');
+		e = b ? strchr(b, ']') : NULL;
+		if (e) {
+			*e = '\0';
+			memmove(s->knobs[i], b + 1, strlen(b + 1) + 1);
+		}
+	}
 	for (i = 0; i < NR_THRESHOLDS; i++)
 		if (get(thp_auto_thresholds[i], s->thresholds[i], sizeof(s->thresholds[i])))
 			s->thresholds[i][0] = '\0';

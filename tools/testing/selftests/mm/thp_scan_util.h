@@ -616,6 +616,16 @@ static inline long must_long(struct __test_metadata *_metadata, const char *path
 	return v;
 }
 
+/*
+ * How far memory.current may be off what a test's memory costs: each CPU
+ * keeps up to MEMCG_CHARGE_BATCH (64) pages charged in advance, and kernel
+ * memory (page tables, slab) is charged too.  Twice the per-CPU stocks.
+ */
+static inline long memcg_slack(void)
+{
+	return 2 * 64L * getpagesize() * sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* The page size and the PMD THP size (read_pmd_pagesize(), vm_util.h). */
 struct thp_sizes {
 	size_t psz, pmd, per;	/* bytes, bytes, pages per PMD THP */

@@ -42,28 +42,6 @@ static unsigned long meminfo_kb(const char *key)
 	return v;
 }
 
-/* Rss in kB of the mapping that contains @addr. */
-static unsigned long rss_kb(void *addr)
-{
-	unsigned long start, end, v = 0;
-	char line[256];
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
-		    strchr(line, '-') < strchr(line, ' ')) {
-			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
-			continue;
-		}
-		if (in)
-			sscanf(line, "Rss: %lu kB", &v);
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* Wait up to @secs for /sys/.../auto/state to read @want. */
 static bool wait_auto_state(const char *want, int secs)
 {
@@ -249,8 +227,8 @@ static void check_fault(struct __test_metadata *_metadata,
 			p[i * sz] = (char)(i + 1);
 		if (mthp) {
 			/* An mTHP is mapped whole; a base page is not. */
-			EXPECT_EQ(want ? nr * kb : nr * (getpagesize() / 1024),
-				  rss_kb(p))
+			EXPECT_EQ((long)(want ? nr * kb : nr * (getpagesize() / 1024)),
+				  smaps_kb(p, "Rss:"))
 				TH_LOG("madvise=%d", madv);
 		} else {
 			EXPECT_TRUE(check_huge_anon(p, want ? nr : 0, pmd))

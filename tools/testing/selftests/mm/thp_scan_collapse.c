@@ -43,27 +43,6 @@ static const char * const saved_knobs[] = {
 
 #define NR_SAVED ARRAY_SIZE(saved_knobs)
 
-/* A counter that must exist: the test fails if it does not. */
-static long counter(struct __test_metadata *_metadata, const char *path,
-		    const char *key)
-{
-	char buf[64];
-	long v;
-
-	if (key) {
-		v = keyed(path, key);
-		if (v < 0)
-			TH_LOG("%s missing in %s", key, path);
-	} else {
-		v = get(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 10);
-		if (v < 0)
-			TH_LOG("cannot read %s", path);
-	}
-	if (v < 0)
-		_metadata->exit_code = KSFT_FAIL;
-	return v;
-}
-
 #define VMSTAT(key) counter(_metadata, "/proc/vmstat", key)
 #define FILE_NUM(path) counter(_metadata, path, NULL)
 
@@ -74,17 +53,6 @@ static long pmd_stat(struct __test_metadata *_metadata, unsigned long pmd_kb,
 
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/%s", pmd_kb, name);
 	return counter(_metadata, path, NULL);
-}
-
-/* Map @len bytes aligned to @align; NULL on failure. */
-static char *map_aligned(size_t len, size_t align)
-{
-	char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (raw == MAP_FAILED)
-		return NULL;
-	return (char *)(((uintptr_t)raw + align - 1) & ~(align - 1));
 }
 
 /* The byte every data page @pg is filled with: never zero. */
@@ -214,29 +182,6 @@ static long thps(char *p, size_t nr, size_t pmd)
 	return n;
 }
 
-/* Rss in kB of the mapping that contains @addr; -1 if not found. */
-static long rss_kb(void *addr)
-{
-	unsigned long start, end;
-	char line[256];
-	long v = -1;
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
-		    strchr(line, '-') < strchr(line, ' ')) {
-			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
-			continue;
-		}
-		if (in && !strncmp(line, "Rss:", 4))
-			v = strtol(line + 4, NULL, 10);
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
-
 FIXTURE(collapse) {
 	char saved[NR_SAVED][32];
 	size_t psz, pmd, per;
@@ -362,7 +307,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 420)
 	char *p;
 
 	ASSERT_EQ(0, set_policy("never"));
-	p = map_aligned(len, self->pmd);
+	p = anon_aligned(len, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->psz, self->per, every);
 	for (pg = 0; pg < pages; pg += piece_pages)
@@ -376,7 +321,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 420)
 
 	ASSERT_EQ(0, set_policy("always"));
 	split0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_partial");
-	p = map_aligned(len, self->pmd);
+	p = anon_aligned(len, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->psz, self->per, every);
 	ASSERT_EQ(nr, thps(p, nr, self->pmd));
@@ -440,7 +385,7 @@ TEST_F_TIMEOUT(collapse, dense_ranges_collapsed, 180)
 	coll0 = VMSTAT("thp_collapse_alloc");
 	fault0 = VMSTAT("thp_fault_alloc");
 	queued0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_queued");
-	p = map_aligned(nr * self->pmd, self->pmd);
+	p = anon_aligned(nr * self->pmd, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->psz, self->per, dense_95);
 	/* No THP at fault (khugepaged may be at work already). */
@@ -471,7 +416,7 @@ static void not_collapsed(struct __test_metadata *_metadata,
 	int t;
 
 	ASSERT_EQ(0, set_policy("defer"));
-	p = map_aligned(nr * self->pmd, self->pmd);
+	p = anon_aligned(nr * self->pmd, self->pmd);
 	ASSERT_NE(NULL, p);
 	if (zero_again) {
 		/*
@@ -483,7 +428,7 @@ static void not_collapsed(struct __test_metadata *_metadata,
 		for (pg = 0; pg < pages; pg++)
 			if (!data(pg, self->per))
 				memset(p + pg * self->psz, 0, self->psz);
-		EXPECT_EQ((long)(nr * self->pmd_kb), rss_kb(p));
+		EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "Rss:"));
 	} else {
 		fill(p, pages, self->psz, self->per, data);
 	}
@@ -539,7 +484,7 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 	/* Only the minimum age is shortened; the logic is the same. */
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "2000"));
 	split0 = pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_underused");
-	p = map_aligned(nr * self->pmd, self->pmd);
+	p = anon_aligned(nr * self->pmd, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->psz, self->per, one_page);
 	ASSERT_EQ(nr, thps(p, nr, self->pmd));
@@ -559,7 +504,7 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 	EXPECT_GE(VMSTAT("thp_scan_collapse_skipped") - skip0, (long)(2 * nr));
 	EXPECT_EQ(coll0, VMSTAT("thp_collapse_alloc"));
 	EXPECT_EQ(0, thps(p, nr, self->pmd));
-	EXPECT_EQ((long)(nr * self->psz >> 10), rss_kb(p));
+	EXPECT_EQ((long)(nr * self->psz >> 10), smaps_kb(p, "Rss:"));
 	EXPECT_EQ(nr, pmd_stat(_metadata, self->pmd_kb, "thp_scan_split_underused") - split0);
 	bad = check(p, pages, self->psz, self->per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
@@ -592,8 +537,8 @@ TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 	}
 	ASSERT_EQ(0, strncmp(state, "pressure", 8)) TH_LOG("auto state: %s", state);
 
-	full = map_aligned(nr * self->pmd, self->pmd);
-	most = map_aligned(nr * self->pmd, self->pmd);
+	full = anon_aligned(nr * self->pmd, self->pmd);
+	most = anon_aligned(nr * self->pmd, self->pmd);
 	ASSERT_NE(NULL, full);
 	ASSERT_NE(NULL, most);
 	coll0 = VMSTAT("thp_collapse_alloc");

@@ -66,40 +66,6 @@ static int wait_stat(unsigned long kb, const char *name, long from, long n)
 	return t;
 }
 
-/* Field @key (e.g. "Rss:") in kB of the mapping that contains @addr. */
-static long smaps_kb(void *addr, const char *key)
-{
-	unsigned long start, end;
-	char line[256];
-	long v = -1;
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
-		    strchr(line, '-') < strchr(line, ' ')) {
-			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
-			continue;
-		}
-		if (in && !strncmp(line, key, strlen(key)))
-			v = strtol(line + strlen(key), NULL, 10);
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
-
-/* Map @len bytes aligned to @align. */
-static char *map_aligned(size_t len, size_t align)
-{
-	char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (raw == MAP_FAILED)
-		return NULL;
-	return (char *)(((uintptr_t)raw + align - 1) & ~(align - 1));
-}
-
 /* The byte at offset @off of page @pg when that page holds data. */
 static char pattern(size_t pg, size_t off)
 {
@@ -284,7 +250,7 @@ TEST_F_TIMEOUT(split, sparse_pmd_thps, 300)
 	long queued0 = size_stat(self->pmd_kb, "thp_scan_queued");
 	long mem_full, mem_after, cpu0, cpu1, bad;
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = anon_aligned(nr * self->pmd, self->pmd);
 	size_t i;
 	int t;
 
@@ -345,7 +311,7 @@ TEST_F_TIMEOUT(split, dense_pmd_thps_stay, 300)
 	long scanned0 = size_stat(self->pmd_kb, "thp_scan_scanned");
 	long split0 = size_stat(self->pmd_kb, "thp_scan_split_underused");
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = anon_aligned(nr * self->pmd, self->pmd);
 	long bad;
 	size_t i;
 	int t;
@@ -388,7 +354,7 @@ TEST_F_TIMEOUT(split, sparse_64k_mthps, 300)
 	ASSERT_EQ(0, put(path, "always"));
 	split0 = size_stat(kb, "thp_scan_split_underused");
 	queued0 = size_stat(kb, "thp_scan_queued");
-	p = map_aligned(nr * sz, self->pmd);
+	p = anon_aligned(nr * sz, self->pmd);
 	ASSERT_NE(NULL, p);
 	for (i = 0; i < nr; i++)
 		fill_page(p, i * per + 7, self->psz);
@@ -423,7 +389,7 @@ TEST_F_TIMEOUT(split, used_then_zeroed, 300)
 	long scanned0 = size_stat(self->pmd_kb, "thp_scan_scanned");
 	long split0 = size_stat(self->pmd_kb, "thp_scan_split_underused");
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = anon_aligned(nr * self->pmd, self->pmd);
 	long bad;
 	size_t i;
 	int t;
@@ -466,7 +432,7 @@ TEST_F_TIMEOUT(split, partially_mapped, 300)
 	long pm0 = size_stat(self->pmd_kb, "nr_anon_partially_mapped");
 	long mem_full, mem_after, bad;
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = anon_aligned(nr * self->pmd, self->pmd);
 	size_t i;
 	int t;
 
@@ -519,7 +485,7 @@ TEST_F_TIMEOUT(split, sleeps_when_nothing_due, 120)
 	const size_t nr = 2, per = self->pmd / self->psz;
 	long rounds0, cpu0;
 	char path[64], stat[256], *st;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = anon_aligned(nr * self->pmd, self->pmd);
 	int pid = kthpscand_pid();
 	size_t i;
 

@@ -16,7 +16,8 @@
 # The guest has --numa NUMA nodes (default 2), the memory split evenly
 # between them: numa=fake=N on x86_64 (no ACPI in the test kernels),
 # QEMU's device-tree NUMA on arm64; --numa 1 gives a flat machine.  The
-# command line says how many with thpscan.expect_nodes=N, for the tests.
+# command line says how many with thpscan.numa_nodes=N, for the tests
+# (not thpscan.expect_*: thp_policy_boot reads every one of those).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -86,7 +87,7 @@ esac
 [ -f "$kernel" ] || { echo "boot: no kernel at $kernel (make kernel ARCH=$arch CFG=$cfg)" >&2; exit 2; }
 # panic=-1 and oops=panic end the guest at the first oops instead of
 # letting it hang until the timeout.
-cmdline="$cmdline panic=-1 oops=panic loglevel=7 thpscan.expect_nodes=$numa $append"
+cmdline="$cmdline panic=-1 oops=panic loglevel=7 thpscan.numa_nodes=$numa $append"
 
 cmdfile=$logdir/cmd.sh
 printf '%s\n' "$cmd" > "$cmdfile"

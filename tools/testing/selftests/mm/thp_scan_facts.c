@@ -633,7 +633,7 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 
 /*
  * The NUMA tests need two nodes.  Without them they are skipped, unless
- * the kernel command line says the guest has them (thpscan.expect_nodes=2,
+ * the kernel command line says the guest has them (thpscan.numa_nodes=2,
  * from qemu/boot.sh): then it is a failure.
  */
 static void need_two_nodes(struct __test_metadata *_metadata)
@@ -642,13 +642,13 @@ static void need_two_nodes(struct __test_metadata *_metadata)
 	int expect = 0;
 
 	if (!get("/proc/cmdline", cmdline, sizeof(cmdline))) {
-		e = strstr(cmdline, "thpscan.expect_nodes=");
+		e = strstr(cmdline, "thpscan.numa_nodes=");
 		if (e)
-			expect = atoi(e + strlen("thpscan.expect_nodes="));
+			expect = atoi(e + strlen("thpscan.numa_nodes="));
 	}
 	if (access("/sys/devices/system/node/node1", F_OK)) {
 		/* Told to expect two nodes: their absence is a failure. */
-		ASSERT_LT(expect, 2) TH_LOG("thpscan.expect_nodes=%d, no node1", expect);
+		ASSERT_LT(expect, 2) TH_LOG("thpscan.numa_nodes=%d, no node1", expect);
 		SKIP(return, "needs two NUMA nodes");
 	}
 }

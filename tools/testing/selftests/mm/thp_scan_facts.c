@@ -77,6 +77,7 @@ FIXTURE(facts) {
 	size_t psz, pmd, per;	/* page size, PMD THP size, its pages */
 	unsigned long pmd_kb;
 	int order_pmd, order_64k;
+	bool memcg_on;		/* the memory controller was on for children */
 	bool zram;		/* zram0 set up as swap by the test */
 	pid_t child;		/* a helper process still to be killed */
 };
@@ -87,6 +88,7 @@ FIXTURE(facts) {
  */
 FIXTURE_SETUP(facts)
 {
+	char ctl[256];
 	unsigned int i;
 
 	for (i = 0; i < NR_KNOBS; i++) {
@@ -96,7 +98,8 @@ FIXTURE_SETUP(facts)
 			TH_LOG("cannot read %s: a kernel without thp_scan, or no tracefs",
 			       knob);
 	}
-	ASSERT_EQ(0, access(CG "cgroup.procs", F_OK));
+	ASSERT_EQ(0, get(CG "cgroup.subtree_control", ctl, sizeof(ctl)));
+	self->memcg_on = strstr(ctl, "memory");
 	self->psz = getpagesize();
 	self->pmd = read_pmd_pagesize();
 	ASSERT_NE(0, self->pmd);
@@ -125,6 +128,8 @@ FIXTURE_TEARDOWN_PARENT(facts)
 		put(knobs[i], self->saved[i]);
 	thp_write_settings(&self->thp);
 	rmdir(CG_T);
+	if (!self->memcg_on)
+		put(CG "cgroup.subtree_control", "-memory");
 }
 
 /* Counter @name of the THP size of @kb kB. */

@@ -17,7 +17,7 @@ ARGS ?=
 
 W := workbench
 
-.PHONY: all deps tree kernel tests boot demo test kunit-run quilt clean
+.PHONY: all deps tree kernel tests boot demo test stress kunit-run quilt clean
 
 all: demo
 
@@ -41,6 +41,9 @@ demo: deps
 
 test: deps
 	@$(W)/test.sh
+
+stress: deps
+	@$(W)/stress.sh
 
 kunit-run: tree
 	@$(W)/kunit-run.sh $(ARCH)

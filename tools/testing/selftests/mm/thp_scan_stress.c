@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A bounded stress of THPs under thp_scan, with checksummed data.
+ *
+ * Workers fault PMD THPs and mTHPs of every size, write checksummed
+ * patterns into some of their pages (and zeroes into others, so that
+ * kthpscand finds zero-filled subpages to split), and keep doing, at
+ * random: fork and COW, partial munmap, mremap, mprotect, madvise
+ * (DONTNEED, FREE, COLD, PAGEOUT, HUGEPAGE, NOHUGEPAGE), mlock,
+ * move_pages() between two NUMA nodes, moving between memcgs, reclaim to
+ * zram swap and compaction, verifying the pages they touch after each
+ * step and all of them now and then. kthpscand runs at aggressive knob
+ * values, khugepaged collapses as much as it may, and another process
+ * flips every THP and thp_scan knob, bad values included. Every byte must
+ * read back as written, every bad knob value must be refused with EINVAL
+ * and every good one accepted; when the workers are gone, the THPs they
+ * held are gone too (nr_anon of every size back to where it was) and the
+ * available memory is back within a margin.
+ *
+ * The run lasts thpscan.stress_seconds= from the kernel command line, or
+ * 30 seconds (make stress runs it for 10 minutes).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/mempolicy.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
+
+#define NR_WORKERS	3
+#define NR_REGIONS	6
+#define REGION_PMDS	2		/* a region: this many PMD sizes */
+#define CG_A		CG "thp_stress_a/"
+#define CG_B		CG "thp_stress_b/"
+
+/* The state of one page: its generation (0: zero-filled), or how it is. */
+enum { PG_KNOWN, PG_HOLE, PG_FREED };
+
+struct region {
+	char *p;
+	size_t npages;
+	unsigned int *gen;
+	unsigned char *state;
+	bool locked;
+};
+
+struct worker {
+	struct thp_sizes z;
+	unsigned int id;
+	unsigned int seed;
+	unsigned int next_gen;
+	struct region r[NR_REGIONS];
+	long ops, verified, errors;
+	bool two_nodes;
+};
+
+static unsigned int rnd(unsigned int *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+/* Word @i of a page of generation @gen of page @pg of region @r of @w. */
+static uint64_t word(const struct worker *w, int r, size_t pg, unsigned int gen,
+		     size_t i)
+{
+	uint64_t x = ((uint64_t)w->id << 56) ^ ((uint64_t)r << 48) ^
+		     ((uint64_t)pg << 24) ^ gen ^ (i * 0x9e3779b97f4a7c15ull);
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	return x | 1;	/* never a zero word: a lost page shows */
+}
+
+static void write_page(struct worker *w, int r, size_t pg, bool zero)
+{
+	struct region *reg = &w->r[r];
+	uint64_t *q = (uint64_t *)(reg->p + pg * w->z.psz);
+	size_t i, n = w->z.psz / sizeof(*q);
+	unsigned int gen = zero ? 0 : ++w->next_gen;
+
+	for (i = 0; i < n; i++)
+		q[i] = gen ? word(w, r, pg, gen, i) : 0;
+	reg->gen[pg] = gen;
+	reg->state[pg] = PG_KNOWN;
+}
+
+/* Does page @pg of region @r read as it should?  Logs the first bad word. */
+static bool check_page(struct worker *w, int r, size_t pg)
+{
+	struct region *reg = &w->r[r];
+	const uint64_t *q = (const uint64_t *)(reg->p + pg * w->z.psz);
+	size_t i, n = w->z.psz / sizeof(*q);
+	unsigned int gen = reg->gen[pg];
+
+	if (reg->state[pg] == PG_HOLE)
+		return true;
+	/* After MADV_FREE a page is either as it was or zero-filled. */
+	if (reg->state[pg] == PG_FREED && is_zero((const char *)q, w->z.psz))
+		return true;
+	for (i = 0; i < n; i++) {
+		uint64_t want = gen ? word(w, r, pg, gen, i) : 0;
+
+		if (q[i] != want) {
+			fprintf(stderr,
+				"# worker %u: region %d page %zu word %zu: %#llx, not %#llx%s\n",
+				w->id, r, pg, i, (unsigned long long)q[i],
+				(unsigned long long)want,
+				reg->state[pg] == PG_FREED ? " (MADV_FREE'd)" : "");
+			return false;
+		}
+	}
+	return true;
+}
+
+static void check_range(struct worker *w, int r, size_t pg, size_t n)
+{
+	size_t i;
+
+	for (i = pg; i < pg + n && i < w->r[r].npages; i++) {
+		if (!check_page(w, r, i))
+			w->errors++;
+		w->verified++;
+	}
+}
+
+static void check_all(struct worker *w)
+{
+	int r;
+
+	for (r = 0; r < NR_REGIONS; r++)
+		check_range(w, r, 0, w->r[r].npages);
+}
+
+static bool has_holes(const struct region *reg)
+{
+	size_t i;
+
+	for (i = 0; i < reg->npages; i++)
+		if (reg->state[i] == PG_HOLE)
+			return true;
+	return false;
+}
+
+/*
+ * @len bytes of anonymous memory aligned to @align, without the guard
+ * mappings of map_aligned(): a long run makes and moves many regions.
+ */
+static char *map_region(size_t len, size_t align)
+{
+	char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (char *)(((uintptr_t)raw + align - 1) & ~(align - 1));
+	if (p > raw)
+		munmap(raw, p - raw);
+	if (p + len < raw + len + align)
+		munmap(p + len, raw + len + align - (p + len));
+	return p;
+}
+
+/* A fresh region @r: mapped, PMD aligned, every page zero. */
+static int new_region(struct worker *w, int r)
+{
+	struct region *reg = &w->r[r];
+	size_t len = REGION_PMDS * w->z.pmd;
+
+	if (reg->p)
+		munmap(reg->p, len);
+	reg->p = map_region(len, w->z.pmd);
+	if (!reg->p)
+		return -1;
+	reg->npages = len / w->z.psz;
+	memset(reg->gen, 0, reg->npages * sizeof(*reg->gen));
+	memset(reg->state, PG_KNOWN, reg->npages);
+	reg->locked = false;
+	return 0;
+}
+
+/* A random run of pages in region @r: its first page in *@pg, its length. */
+static size_t pick_run(struct worker *w, int r, size_t *pg, size_t max)
+{
+	size_t n = 1 + rnd(&w->seed) % max;
+
+	*pg = rnd(&w->seed) % w->r[r].npages;
+	if (*pg + n > w->r[r].npages)
+		n = w->r[r].npages - *pg;
+	return n;
+}
+
+static void join_cgroup(const char *cg)
+{
+	char path[128], pid[16];
+
+	snprintf(path, sizeof(path), "%scgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	put(path, pid);
+}
+
+/* One random step on region @r. */
+static void step(struct worker *w, int r)
+{
+	struct region *reg = &w->r[r];
+	size_t psz = w->z.psz, pg, n, i;
+	unsigned int op = rnd(&w->seed) % 20;
+	char *a;
+
+	w->ops++;
+	n = pick_run(w, r, &pg, w->z.per / 4);
+	a = reg->p + pg * psz;
+	switch (op) {
+	case 0: case 1: case 2: case 3:
+		/* Sparse writes: a few pages of data, the others zero. */
+		for (i = pg; i < pg + n; i++)
+			if (reg->state[i] != PG_HOLE && rnd(&w->seed) % 8 == 0)
+				write_page(w, r, i, rnd(&w->seed) % 3 == 0);
+		check_range(w, r, pg, n);
+		break;
+	case 4:
+		/* Dense writes over a run. */
+		for (i = pg; i < pg + n; i++)
+			if (reg->state[i] != PG_HOLE)
+				write_page(w, r, i, false);
+		check_range(w, r, pg, n);
+		break;
+	case 5: {
+		/* fork: the child reads everything and writes (COW); the parent's pages stay. */
+		pid_t child = fork();
+		int status;
+
+		if (!child) {
+			check_all(w);
+			for (i = pg; i < pg + n; i++)
+				if (reg->state[i] != PG_HOLE)
+					write_page(w, r, i, i & 1);
+			check_range(w, r, pg, n);
+			_exit(w->errors ? 1 : 0);
+		}
+		if (child > 0 && waitpid(child, &status, 0) == child &&
+		    !(WIFEXITED(status) && !WEXITSTATUS(status))) {
+			fprintf(stderr, "# worker %u: the forked child saw bad data\n", w->id);
+			w->errors++;
+		}
+		check_range(w, r, pg, n);
+		break;
+	}
+	case 6:
+		/* Partial munmap: a hole until the region is made anew. */
+		if (reg->locked)
+			break;
+		if (!munmap(a, n * psz))
+			memset(reg->state + pg, PG_HOLE, n);
+		break;
+	case 7:
+		/* A new region when this one has holes, else move it. */
+		if (has_holes(reg) || reg->locked) {
+			check_all(w);
+			if (new_region(w, r))
+				w->errors++;
+		} else {
+			size_t len = reg->npages * psz;
+			char *to = map_region(len, w->z.pmd);
+			char *moved = to ? mremap(reg->p, len, len,
+						  MREMAP_MAYMOVE | MREMAP_FIXED, to) : MAP_FAILED;
+
+			if (moved != MAP_FAILED)
+				reg->p = moved;
+			else if (to)
+				munmap(to, len);
+			check_range(w, r, 0, reg->npages);
+		}
+		break;
+	case 8:
+		/* Read-only for a moment: the data reads the same. */
+		if (!has_holes(reg)) {
+			mprotect(a, n * psz, PROT_READ);
+			check_range(w, r, pg, n);
+			mprotect(a, n * psz, PROT_READ | PROT_WRITE);
+		}
+		break;
+	case 9:
+		if (reg->locked || has_holes(reg))
+			break;
+		if (!madvise(a, n * psz, MADV_DONTNEED))
+			for (i = pg; i < pg + n; i++)
+				reg->gen[i] = 0;
+		check_range(w, r, pg, n);
+		break;
+	case 10:
+		if (reg->locked || has_holes(reg))
+			break;
+		if (!madvise(a, n * psz, MADV_FREE))
+			memset(reg->state + pg, PG_FREED, n);
+		check_range(w, r, pg, n);
+		break;
+	case 11:
+		madvise(reg->p, reg->npages * psz, MADV_COLD);
+		check_range(w, r, pg, n);
+		break;
+	case 12:
+		madvise(reg->p, reg->npages * psz, MADV_PAGEOUT);
+		check_range(w, r, 0, reg->npages);
+		break;
+	case 13:
+		if (!has_holes(reg))
+			madvise(reg->p, reg->npages * psz,
+				rnd(&w->seed) & 1 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		break;
+	case 14:
+		if (has_holes(reg))
+			break;
+		if (reg->locked) {
+			munlock(reg->p, reg->npages * psz);
+			reg->locked = false;
+		} else if (!mlock(reg->p, reg->npages * psz)) {
+			reg->locked = true;
+		}
+		check_range(w, r, 0, reg->npages);
+		break;
+	case 15:
+		/* Move some pages to another node (any folio size). */
+		if (w->two_nodes) {
+			void *pages[16];
+			int nodes[16], status[16], k = 0;
+
+			for (i = pg; i < pg + n && k < 16; i += 1 + n / 16)
+				if (reg->state[i] != PG_HOLE) {
+					pages[k] = reg->p + i * psz;
+					nodes[k++] = rnd(&w->seed) & 1;
+				}
+			if (k)
+				syscall(__NR_move_pages, 0, k, pages, nodes, status,
+					MPOL_MF_MOVE);
+			check_range(w, r, pg, n);
+		}
+		break;
+	case 16:
+		join_cgroup(rnd(&w->seed) & 1 ? CG_A : CG_B);
+		break;
+	case 17: {
+		/* Push some of the memcg out to zram. */
+		char path[128];
+
+		snprintf(path, sizeof(path), "%smemory.reclaim",
+			 rnd(&w->seed) & 1 ? CG_A : CG_B);
+		put(path, "4M");
+		check_range(w, r, 0, reg->npages);
+		break;
+	}
+	case 18:
+		if (rnd(&w->seed) % 8 == 0)
+			put("/proc/sys/vm/compact_memory", "1");
+		break;
+	default:
+		check_all(w);
+		break;
+	}
+}
+
+static __noreturn void worker_run(unsigned int id, time_t end, int two_nodes)
+{
+	struct worker w = { .id = id, .seed = 0x51a7 + id * 7919, .two_nodes = two_nodes };
+	int r;
+
+	thp_sizes(&w.z);
+	join_cgroup(id & 1 ? CG_A : CG_B);
+	for (r = 0; r < NR_REGIONS; r++) {
+		size_t np = REGION_PMDS * w.z.per;
+
+		w.r[r].gen = calloc(np, sizeof(*w.r[r].gen));
+		w.r[r].state = calloc(np, 1);
+		if (!w.r[r].gen || !w.r[r].state || new_region(&w, r))
+			_exit(2);
+	}
+	while (time(NULL) < end && !w.errors)
+		step(&w, rnd(&w.seed) % NR_REGIONS);
+	check_all(&w);
+	printf("# worker %u: %ld steps, %ld pages verified, %ld bad\n",
+	       id, w.ops, w.verified, w.errors);
+	fflush(stdout);
+	_exit(w.errors ? 1 : 0);
+}
+
+/* A knob, values it must take and values it must refuse. */
+struct knob {
+	const char *path;
+	const char *good[6];
+	const char *bad[3];
+};
+
+static const struct knob knobs[] = {
+	{ THP_SCAN "enabled", { "1", "1", "1", "0" }, { "2", "on" } },
+	{ THP_SCAN "underused_zero_pct", { "0", "50", "90", "100" }, { "101", "-1" } },
+	{ THP_SCAN "pages_to_scan", { "1", "512", "16777216" }, { "0", "16777217" } },
+	{ THP_SCAN "scan_sleep_millisecs", { "0", "1", "10" }, { "86400001", "x" } },
+	{ THP_SCAN "min_age_millisecs", { "0", "1", "100" }, { "-5" } },
+	{ THP_SCAN "collapse_max_new_pct", { "0", "12", "100" }, { "101" } },
+	{ THP_SCAN "split_on_swapout", { "never", "underused", "always" }, { "sometimes" } },
+	{ THP "enabled", { "always", "madvise", "defer", "auto", "never", "always" }, { "bogus" } },
+	{ THP "defrag", { "always", "defer", "defer+madvise", "madvise", "never" },
+	  { "sometimes" } },
+	{ THP "shrink_underused", { "0", "1" }, { "2" } },
+	{ THP "khugepaged/max_ptes_none", { "0", "64", "511" }, { "512" } },
+	{ THP "khugepaged/scan_sleep_millisecs", { "0", "10" } },
+	{ THP "khugepaged/pages_to_scan", { "4096", "512" }, { "0" } },
+};
+
+/* Flip knobs until @end; exits 0 if each write did what it must. */
+static __noreturn void flipper_run(time_t end, const struct thp_sizes *z)
+{
+	static const char * const sizes[] = { "always", "inherit", "madvise",
+					      "defer", "auto", "never" };
+	unsigned int seed = 0xf11b, bad = 0, writes = 0;
+	char path[128];
+	int order;
+
+	while (time(NULL) < end) {
+		const struct knob *k = &knobs[rnd(&seed) % ARRAY_SIZE(knobs)];
+		unsigned int ng = 0, nb = 0, i;
+		int err;
+
+		while (ng < 6 && k->good[ng])
+			ng++;
+		while (nb < 3 && k->bad[nb])
+			nb++;
+		if (nb && rnd(&seed) % 4 == 0) {
+			i = rnd(&seed) % nb;
+			err = put(k->path, k->bad[i]);
+			if (err != -EINVAL) {
+				printf("# %s took \"%s\": %d, not -EINVAL\n", k->path,
+				       k->bad[i], err);
+				bad++;
+			}
+		} else {
+			i = rnd(&seed) % ng;
+			err = put(k->path, k->good[i]);
+			if (err) {
+				printf("# %s refused \"%s\": %d\n", k->path, k->good[i], err);
+				bad++;
+			}
+		}
+		/* And one size's policy. */
+		order = 1 + rnd(&seed) % z->order_pmd;
+		snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled",
+			 (z->psz << order) / 1024);
+		if (!access(path, F_OK)) {
+			err = put(path, sizes[rnd(&seed) % ARRAY_SIZE(sizes)]);
+			if (err) {
+				printf("# %s: %d\n", path, err);
+				bad++;
+			}
+			if (put(path, "sometimes") != -EINVAL) {
+				printf("# %s took \"sometimes\"\n", path);
+				bad++;
+			}
+		}
+		writes += 3;
+		usleep(20000);
+	}
+	printf("# knob flipper: %u writes, %u wrong results\n", writes, bad);
+	fflush(stdout);
+	_exit(bad ? 1 : 0);
+}
+
+/* nr_anon of every anon THP size, summed in kB. */
+static long nr_anon_kb(const struct thp_sizes *z)
+{
+	long kb = 0, n;
+	int order;
+
+	for (order = 1; order <= z->order_pmd; order++) {
+		unsigned long size_kb = (z->psz << order) / 1024;
+
+		n = size_stat(size_kb, "nr_anon");
+		if (n > 0)
+			kb += n * size_kb;
+	}
+	return kb;
+}
+
+/* The sum of thp_scan's split counters over every size. */
+static long splits(const struct thp_sizes *z)
+{
+	static const char * const names[] = { "thp_scan_split_underused",
+		"thp_scan_split_partial", "thp_scan_swapout_split" };
+	long sum = 0, n;
+	unsigned int i;
+	int order;
+
+	for (order = 1; order <= z->order_pmd; order++)
+		for (i = 0; i < ARRAY_SIZE(names); i++) {
+			n = size_stat((z->psz << order) / 1024, names[i]);
+			if (n > 0)
+				sum += n;
+		}
+	return sum;
+}
+
+FIXTURE(stress) {
+	struct thp_sizes z;
+};
+
+FIXTURE_SETUP(stress)
+{
+	struct thp_settings s;
+	int i;
+
+	thp_scan_reset();
+	ASSERT_EQ(0, access(THP_SCAN "enabled", F_OK)) TH_LOG("no thp_scan");
+	thp_sizes(&self->z);
+	thp_read_settings(&s);
+	s.thp_enabled = THP_ALWAYS;
+	s.thp_defrag = THP_DEFRAG_MADVISE;
+	for (i = 0; i < NR_ORDERS; i++)
+		s.hugepages[i].enabled = i == self->z.order_pmd ? THP_INHERIT :
+					 i >= 2 && i < self->z.order_pmd ? THP_ALWAYS :
+					 THP_NEVER;
+	s.khugepaged.max_ptes_none = 511;
+	s.khugepaged.scan_sleep_millisecs = 10;
+	s.khugepaged.pages_to_scan = 4096;
+	thp_write_settings(&s);
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "1"));
+	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", "16777216"));
+	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "50"));
+	ASSERT_EQ(0, put(ZRAM "disksize", "256M"));
+	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
+	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_TRUE(!mkdir(CG_A, 0755) || errno == EEXIST);
+	ASSERT_TRUE(!mkdir(CG_B, 0755) || errno == EEXIST);
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	thp_scan_reset();
+}
+
+static long mem_available_kb(void)
+{
+	return keyed("/proc/meminfo", "MemAvailable:");
+}
+
+static long anon_pages_kb(void)
+{
+	return keyed("/proc/meminfo", "AnonPages:");
+}
+
+/* Where the memory is, for a failure's log. */
+static void log_meminfo(const char *when)
+{
+	static const char * const keys[] = { "MemFree:", "MemAvailable:",
+		"AnonPages:", "AnonHugePages:", "Slab:", "SUnreclaim:",
+		"PageTables:", "KernelStack:", "Percpu:", "SwapCached:" };
+	unsigned int i;
+
+	printf("# meminfo %s:", when);
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		printf(" %s %ld", keys[i], keyed("/proc/meminfo", keys[i]));
+	printf(" kB\n");
+}
+
+TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
+{
+	long seconds = cmdline_long("thpscan.stress_seconds=");
+	long anon0, pages0, avail0, avail, split0, total, margin;
+	pid_t pids[NR_WORKERS + 1];
+	int two_nodes = !access("/sys/devices/system/node/node1", F_OK);
+	int i, status, bad_workers = 0, flipper_ok;
+	time_t end;
+
+	if (seconds <= 0)
+		seconds = 30;
+	/* Two nodes when the command line says so (qemu/boot.sh). */
+	if (cmdline_long("thpscan.numa_nodes=") >= 2)
+		ASSERT_TRUE(two_nodes);
+	log_meminfo("before");
+	anon0 = nr_anon_kb(&self->z);
+	pages0 = anon_pages_kb();
+	avail0 = mem_available_kb();
+	split0 = splits(&self->z);
+	ASSERT_GT(avail0, 0);
+	end = time(NULL) + seconds;
+	TH_LOG("%d workers and a knob flipper for %ld s, %s", NR_WORKERS, seconds,
+	       two_nodes ? "two nodes" : "one node");
+	for (i = 0; i <= NR_WORKERS; i++) {
+		pids[i] = fork();
+		ASSERT_GE(pids[i], 0);
+		if (!pids[i]) {
+			if (i == NR_WORKERS)
+				flipper_run(end, &self->z);
+			worker_run(i, end, two_nodes);
+		}
+	}
+	/*
+	 * This process only waits and counts: no THP of its own (a deeper
+	 * stack, a heap grown by stdio) in the counts that must go back.
+	 */
+	ASSERT_EQ(0, prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0));
+	for (i = 0; i < NR_WORKERS; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			TH_LOG("worker %d: %s %d", i,
+			       WIFEXITED(status) ? "exit status" : "signal",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			bad_workers++;
+		}
+	}
+	ASSERT_EQ(pids[NR_WORKERS], waitpid(pids[NR_WORKERS], &status, 0));
+	flipper_ok = WIFEXITED(status) && !WEXITSTATUS(status);
+	EXPECT_EQ(0, bad_workers) TH_LOG("a worker read back what it did not write");
+	EXPECT_TRUE(flipper_ok) TH_LOG("a knob took a bad value or refused a good one");
+
+	/* The workers' THPs met kthpscand. */
+	EXPECT_LT(split0, splits(&self->z));
+	TH_LOG("thp_scan splits during the run: %ld", splits(&self->z) - split0);
+
+	/*
+	 * Back where it started: the knobs (swap off, the memcgs removed),
+	 * then the memory. The workers' anonymous memory, THPs and base
+	 * pages, must all be gone: AnonPages within 1 MiB (this process's
+	 * own page tables and stdio), nr_anon of every size exactly. The
+	 * available memory gets a margin of 5 % of RAM: slab caches, per-CPU
+	 * page lists and, in the debug kernel, KASAN's quarantine keep some
+	 * of what was freed; the workers held 3 x 24 MiB and their swap.
+	 */
+	thp_scan_reset();
+	ASSERT_EQ(0, put("/proc/sys/vm/drop_caches", "3"));
+	total = keyed("/proc/meminfo", "MemTotal:");
+	margin = total / 20;
+	EXPECT_TRUE(POLL(nr_anon_kb(&self->z) <= anon0, 20))
+		TH_LOG("anon THPs: %ld kB, %ld kB before", nr_anon_kb(&self->z), anon0);
+	EXPECT_TRUE(POLL(anon_pages_kb() <= pages0 + 1024, 20))
+		TH_LOG("AnonPages %ld kB, %ld kB before", anon_pages_kb(), pages0);
+	EXPECT_TRUE(POLL((avail = mem_available_kb()) >= avail0 - margin, 20))
+		TH_LOG("MemAvailable %ld kB, %ld kB before (margin %ld kB)", avail,
+		       avail0, margin);
+	log_meminfo("after");
+}
+
+THP_SCAN_HARNESS_MAIN

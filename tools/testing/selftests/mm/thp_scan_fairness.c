@@ -50,6 +50,12 @@ FIXTURE_SETUP(fair)
 {
 	memset(self->child, 0, sizeof(self->child));
 	thp_scan_setup(_metadata, &self->z, NULL);
+	/*
+	 * The THPs must be made at fault however fragmented memory is after
+	 * the programs before (the debug kernel, on two nodes of 512 MiB,
+	 * once fell back to base pages for the second memcg's four).
+	 */
+	ASSERT_EQ(0, put(THP "defrag", "always"));
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
 }
@@ -117,6 +123,13 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 	close(go[0]);
 	c->go = go[1];
 	if (read(ready[0], &b, 1) != 1) {
+		int status = 0;
+
+		/* 2: cannot join the memcg, 3: no THPs. */
+		if (waitpid(c->pid, &status, 0) == c->pid) {
+			printf("# the child in %s exited with status %#x\n", cg, status);
+			c->pid = 0;
+		}
 		close(ready[0]);
 		return -1;
 	}

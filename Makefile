@@ -6,6 +6,8 @@
 #   make kernel ARCH=.. CFG=..   one kernel (ARCH x86_64|arm64, CFG test|debug)
 #   make boot ARCH=.. CFG=..  boot it and run the in-guest tests
 #                             (BOOT_ARGS="--cmd ... --file ... --append ..." adds more)
+#   make selftests-matrix     the upstream mm THP selftests, x86_64 + arm64,
+#                             under always, defer and auto
 #   make kunit-run ARCH=..    kunit.py run on the assembled tree
 #   make quilt ARGS="..."     quilt in build/linux with the project's settings
 #   make clean                remove build/ (the ccache is kept)
@@ -17,7 +19,7 @@ ARGS ?=
 
 W := workbench
 
-.PHONY: all deps tree kernel tests boot demo test stress kunit-run quilt clean
+.PHONY: all deps tree kernel tests boot demo test stress selftests-matrix kunit-run quilt clean
 
 all: demo
 
@@ -44,6 +46,9 @@ test: deps
 
 stress: deps
 	@$(W)/stress.sh
+
+selftests-matrix: deps
+	@$(W)/selftests-matrix.sh
 
 kunit-run: tree
 	@$(W)/kunit-run.sh $(ARCH)

@@ -12,7 +12,10 @@ The sources, under DIR (the repository by default):
     thp_scan_*.c and thp_policy_*.c): TEST(), TEST_SIGNAL(), TEST_F(),
     TEST_F_SIGNAL(), TEST_F_TIMEOUT(), once per FIXTURE_VARIANT_ADD() of
     their fixture, named as the harness prints them
-    ("PROGRAM FIXTURE[.VARIANT].TEST", fixture "global" for TEST()).
+    ("PROGRAM FIXTURE[.VARIANT].TEST", fixture "global" for TEST());
+  - the upstream mm selftests of workbench/upstream/tests, one result
+    each of the guest programs upstream_mm and upstream_mm_quick
+    ("upstream_mm upstream.NAME").
 
 Prints one line per difference, saying what to do, and exits 1 if there is
 any; also checks that each entry of the skip allowlist names a test of the
@@ -31,6 +34,10 @@ import results  # noqa: E402  (read_expected, Allow)
 # Must match the globs of workbench/build-tests.sh.
 PROGRAM_GLOBS = ['tools/testing/selftests/mm/thp_scan_*.c',
                  'tools/testing/selftests/mm/thp_policy_*.c']
+# The upstream mm selftests the guest programs upstream_mm (set "full") and
+# upstream_mm_quick (set "quick") run (workbench/upstream/run.sh).
+UPSTREAM_LIST = 'workbench/upstream/tests'
+UPSTREAM_PROGRAMS = {'upstream_mm': 'full', 'upstream_mm_quick': 'quick'}
 
 
 def strip_comments(text):
@@ -101,8 +108,25 @@ def harness_tests(path):
     return tests
 
 
+def upstream_tests(root):
+    """{program: ["upstream.NAME", ...]} of workbench/upstream/tests."""
+    path = os.path.join(root, UPSTREAM_LIST)
+    out = {}
+    if not os.path.exists(path):
+        return out
+    for line in open(path):
+        f = line.split()
+        if not f or f[0].startswith('#'):
+            continue
+        for prog, which in UPSTREAM_PROGRAMS.items():
+            if which in f[0].split(','):
+                out.setdefault(prog, []).append('upstream.' + f[1])
+    return out
+
+
 def from_sources(root):
     defined = {'kunit': kunit_cases(root)}
+    defined.update(upstream_tests(root))
     for g in PROGRAM_GLOBS:
         for src in sorted(glob.glob(os.path.join(root, g))):
             defined[os.path.basename(src)[:-2]] = harness_tests(src)

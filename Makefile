@@ -6,6 +6,7 @@
 #   make kernel ARCH=.. CFG=..   one kernel (ARCH x86_64|arm64, CFG test|debug)
 #   make boot ARCH=.. CFG=..  boot it and run the in-guest tests
 #                             (BOOT_ARGS="--cmd ... --file ... --append ..." adds more)
+#   make stress               thp_scan_stress for 10 minutes, x86_64-debug + arm64
 #   make selftests-matrix     the upstream mm THP selftests, x86_64 + arm64,
 #                             under always, defer and auto
 #   make kunit-run ARCH=..    kunit.py run on the assembled tree

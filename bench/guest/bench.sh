@@ -59,6 +59,18 @@ if [ "$MODE" = fault ]; then
 		policy $kb always
 		run $B fault $kb $mib $reps
 	done
+	# A second pass, the same on both kernels, with thp_scan/enabled=0 on
+	# the patched one ("off means stock"): what remains is on the fault
+	# path whether it scans or not.  (Compare pass with pass: the page
+	# allocator's state after the first pass is not that of a fresh boot.)
+	[ -f $T/thp_scan/enabled ] && echo 0 > $T/thp_scan/enabled
+	for kb in 2048 64 4; do
+		want "fault" || continue
+		progress "fault cost, $kb kB folios, second pass (thp_scan/enabled=0 where it exists): $reps x $mib MiB"
+		policy $kb always
+		run $B fault $kb $mib $reps pass2
+	done
+	[ -f $T/thp_scan/enabled ] && echo 1 > $T/thp_scan/enabled
 	policy 2048 always
 	exit $rc
 fi

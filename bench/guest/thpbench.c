@@ -8,7 +8,7 @@
  * guest instructions (shift=0: 1 ns each), not the host's load.
  *
  *   thpbench sparse KB PCT MIB WINDOW_S PRESSURE   sparse (m)THPs
- *   thpbench fault KB MIB REPS                     fault cost
+ *   thpbench fault KB MIB REPS [TAG]               fault cost
  *   thpbench hawkeye LIMIT_MIB IDLE_S              fill, free most, fill again
  *   thpbench scancost MIB WINDOW_S                 kthpscand CPU time
  *   thpbench swap KB PCT MIB MODE                  bytes written to swap (zram)
@@ -312,9 +312,10 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * fault KB MIB REPS: the time to fault MIB of anonymous memory, one write
- * per 4 KiB, and to unmap it, REPS times; the policy set by the caller
- * gives folios of KB KiB (the folios made are counted and printed).
+ * fault KB MIB REPS [TAG]: the time to fault MIB of anonymous memory, one
+ * write per 4 KiB, and to unmap it, REPS times; the policy set by the
+ * caller gives folios of KB KiB (the folios made are counted and printed).
+ * TAG (default "default") names the kernel's settings in the output.
  */
 static int fault(int argc, char **argv)
 {
@@ -323,12 +324,14 @@ static int fault(int argc, char **argv)
 	double tf[64], tu[64], t0;
 	long long thp0, m0, m1 = 0, thp1;
 	char path[128];
+	const char *tag;
 
 	if (argc < 5)
 		die("usage: fault KB MIB REPS");
 	kb = strtoul(argv[2], NULL, 0);
 	len = strtoul(argv[3], NULL, 0) * MiB;
 	reps = strtoul(argv[4], NULL, 0);
+	tag = argc > 5 ? argv[5] : "default";
 	if (reps < 1 || reps > 64)
 		die("REPS 1..64");
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/anon_fault_alloc", kb);
@@ -349,12 +352,12 @@ static int fault(int argc, char **argv)
 	if (kb > 4)
 		m1 = read_ll(path);
 	for (r = 0; r < reps; r++)
-		printf("BENCH fault-rep kb=%lu rep=%lu fault_ms=%.4f unmap_ms=%.4f\n",
-		       kb, r, tf[r] * 1e3, tu[r] * 1e3);
+		printf("BENCH fault-rep kb=%lu tag=%s rep=%lu fault_ms=%.4f unmap_ms=%.4f\n",
+		       kb, tag, r, tf[r] * 1e3, tu[r] * 1e3);
 	qsort(tf, reps, sizeof(double), cmp_double);
 	qsort(tu, reps, sizeof(double), cmp_double);
-	printf("BENCH fault kb=%lu mib=%zu reps=%lu fault_ms_min=%.4f fault_ms_med=%.4f unmap_ms_min=%.4f unmap_ms_med=%.4f folios=%lld expected_folios=%lu\n",
-	       kb, len / MiB, reps, tf[0] * 1e3, tf[reps / 2] * 1e3, tu[0] * 1e3, tu[reps / 2] * 1e3,
+	printf("BENCH fault kb=%lu tag=%s mib=%zu reps=%lu fault_ms_min=%.4f fault_ms_med=%.4f unmap_ms_min=%.4f unmap_ms_med=%.4f folios=%lld expected_folios=%lu\n",
+	       kb, tag, len / MiB, reps, tf[0] * 1e3, tf[reps / 2] * 1e3, tu[0] * 1e3, tu[reps / 2] * 1e3,
 	       kb > 4 ? m1 - m0 : thp1 - thp0, kb > 4 ? reps * (len / (kb * 1024)) : 0);
 	return 0;
 }

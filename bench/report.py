@@ -53,14 +53,18 @@ def fmt(v, nd=1):
     return '–' if v is None else ('%.*f' % (nd, v))
 
 
+ARCHES = (('', ''), ('-arm64', ' (arm64)'))
+
+
 def cols(boots):
-    """(label, name) of the memory boots, stock first, in policy order."""
+    """(label, name) of the memory boots: x86_64 then arm64, stock first, in policy order."""
     res = []
-    for k in KERNELS:
-        for p in POLICIES:
-            n = '%s-%s' % (k, p)
-            if n in boots:
-                res.append(('%s %s' % (k, p), n))
+    for suffix, tag in ARCHES:
+        for k in KERNELS:
+            for p in POLICIES:
+                n = '%s-%s%s' % (k, p, suffix)
+                if n in boots:
+                    res.append(('%s %s%s' % (k, p, tag), n))
     return res
 
 
@@ -133,7 +137,8 @@ def main():
     w('# Benchmark: stock Linux 6.12 against the patched kernel (thp_scan, `defer`, `auto`)')
     w('')
     w('%s run of `%s`, %s UTC, %d min %d s on %d host cores (%s).' % (
-        'Quick' if quick else 'Full', './run bench --quick' if quick else './run bench',
+        'Quick' if quick else 'Full', './run bench' + (' --quick' if quick else '') +
+        (' --arm64' if any(n.endswith('-arm64') for n in names) else ''),
         datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M'), a.seconds // 60, a.seconds % 60,
         os.cpu_count(), cpu))
     w('')
@@ -144,7 +149,9 @@ def main():
     w('| patched kernel | Linux %s, the same source + this repository\'s %d patches and overlay (commit %s) |' % (
         info.get('patched', {}).get('release', '?'), npatch, head))
     w('| configs | `allnoconfig` + `configs/base.config` + `configs/x86_64.config` + `configs/bench.config` (`CONFIG_NET`, `CONFIG_UNIX`); stock without `CONFIG_THP_SCAN*` and `CONFIG_THP_AUTO_KUNIT_TEST` (differences: `configs.diff`) |')
-    w('| guest | QEMU x86_64 TCG, `-icount shift=0,sleep=off -smp 1 -m 1024`; %s |' % qemu)
+    w('| guest | QEMU TCG, `-icount shift=0,sleep=off -smp 1 -m 1024`; x86_64: `-M pc -cpu max`%s; %s |' % (
+        ', arm64: `-M virt -cpu max` (4 KiB pages), no redis' if any(n.endswith('-arm64') for n in names) else '',
+        qemu))
     w('| redis | Debian redis-server / redis-benchmark %s (jemalloc), `--disable-thp no`, unix socket |' % a.redis_version)
     w('| boot exit status | %s |' % ', '.join('%s: %s' % (n, rcs[n]) for n in names))
     w('')
@@ -183,14 +190,18 @@ def main():
               'subpages (at least one; evenly spread), and watches memcg '
               '`memory.current` every second. Cell: MiB at once → MiB at the end of the '
               'window (guest seconds until 90 %% of the bloat, the footprint above the '
-              'written memory, was gone; ∞: not within the window).' % (
+              'written memory, was gone; ∞: not within the window; –: no bloat at once). '
+              'ᵖ: `auto` was in its pressure state (behaving as `defer`) at the fault.' % (
                   next(iter(sp[keys[0]].values())).get('mib', '?')))
         else:
             w('## 1b. The same with memcg pressure')
             w('')
             w('After the fault, `memory.high` is set to the written memory plus a quarter '
               'of the bloat (no swap): the reclaim that write starts, and what follows in '
-              'the window.')
+              'the window. These run after all the rows above: a memcg throttled at '
+              '`memory.high` stalls, PSI is system-wide, and `auto` reads it (ᵖ: `auto` '
+              'was in its pressure state at the fault, although the machine had plenty '
+              'of free memory).')
         w('')
         w('| folios | written | ideal MiB | ' + ' | '.join(l for l, _ in mem) + ' |')
         w('|---|---|---|' + '---|' * len(mem))
@@ -204,9 +215,11 @@ def main():
                     cells.append('–')
                     continue
                 g = num(kv.get('gone_s'))
-                gs = '∞' if g is None or g < 0 else ('0' if g == 0 else '%.0f s' % g if g >= 1 else '%.2f s' % g)
-                cells.append('%s → %s (%s)%s' % (fmt(num(kv.get('once_mib'))), fmt(num(kv.get('end_mib'))), gs,
-                                                 '' if kv.get('data', 'ok') == 'ok' else ' **data %s**' % kv.get('data')))
+                gs = '∞' if g is None or g < 0 else ('–' if g == 0 else '%.0f s' % g if g >= 1 else '%.2f s' % g)
+                cells.append('%s → %s (%s)%s%s' % (
+                    fmt(num(kv.get('once_mib'))), fmt(num(kv.get('end_mib'))), gs,
+                    ' ᵖ' if kv.get('auto_state') == 'pressure' and n.split('-')[1] == 'auto' else '',
+                    '' if kv.get('data', 'ok') == 'ok' else ' **data %s**' % kv.get('data')))
             w('| %s | %s %% | %s | %s |' % ('PMD' if key[0] == 2048 else '%dK' % key[0],
                                            any_kv.get('written_pct', key[1]), any_kv.get('ideal_mib', '?'),
                                            ' | '.join(cells)))
@@ -285,10 +298,11 @@ def main():
 
     # --- fault cost -------------------------------------------------------------------
     fc = {}
-    for k in KERNELS:
-        for kv in lines('fault-' + k, 'fault'):
-            tag = kv.get('tag', 'default')
-            fc.setdefault(int(kv['kb']), {})[k if tag == 'default' else k + ' ' + tag] = kv
+    for suffix, atag in ARCHES:
+        for k in KERNELS:
+            for kv in lines('fault-' + k + suffix, 'fault'):
+                tag = kv.get('tag', 'default')
+                fc.setdefault((atag, int(kv['kb'])), {})[k if tag == 'default' else k + ' ' + tag] = kv
     if fc:
         mark['fault'] = len(md)
         w('## 4. Fault cost, patched against stock')
@@ -304,29 +318,30 @@ def main():
         w('|---|---|---|---|---|---|---|---|')
         with open(os.path.join(a.out, 'data', 'fault.dat'), 'w') as f:
             f.write('# size ratio_min ratio_median unmap_ratio_min\n')
-            for i, kb in enumerate((2048, 64, 4)):
-                if kb not in fc or len(fc[kb]) < 2:
+            for key in [(t, kb) for _, t in ARCHES for kb in (2048, 64, 4)]:
+                atag, kb = key
+                if key not in fc or 'stock' not in fc[key] or 'patched' not in fc[key]:
                     continue
-                s, p = fc[kb]['stock'], fc[kb]['patched']
+                s, p = fc[key]['stock'], fc[key]['patched']
                 rmin = num(p['fault_ms_min']) / num(s['fault_ms_min'])
                 rmed = num(p['fault_ms_med']) / num(s['fault_ms_med'])
                 umin = num(p['unmap_ms_min']) / num(s['unmap_ms_min'])
-                off, s2 = fc[kb].get('patched pass2'), fc[kb].get('stock pass2')
+                off, s2 = fc[key].get('patched pass2'), fc[key].get('stock pass2')
                 offs = '–'
                 if off and s2:
                     offs = 'fault %+.2f %%, unmap %+.2f %%' % (
                         (num(off['fault_ms_min']) / num(s2['fault_ms_min']) - 1) * 100,
                         (num(off['unmap_ms_min']) / num(s2['unmap_ms_min']) - 1) * 100)
-                w('| %s | %s / %s | %s / %s | %+.2f %% | %+.2f %% | %+.2f %% | %s | %s / %s / %s |' % (
-                    SIZES[kb], s['fault_ms_min'], s['fault_ms_med'], p['fault_ms_min'], p['fault_ms_med'],
+                w('| %s%s | %s / %s | %s / %s | %+.2f %% | %+.2f %% | %+.2f %% | %s | %s / %s / %s |' % (
+                    SIZES[kb], atag, s['fault_ms_min'], s['fault_ms_med'], p['fault_ms_min'], p['fault_ms_med'],
                     (rmin - 1) * 100, (rmed - 1) * 100, (umin - 1) * 100, offs,
                     s['folios'], p['folios'], s['expected_folios'] if kb > 4 else '–'))
-                f.write('"%s" %.5f %.5f %.5f\n' % (SIZES[kb], (rmin - 1) * 100, (rmed - 1) * 100, (umin - 1) * 100))
+                f.write('"%s%s" %.5f %.5f %.5f\n' % (SIZES[kb], atag.replace(' (arm64)', ', arm64'), (rmin - 1) * 100, (rmed - 1) * 100, (umin - 1) * 100))
         w('')
 
     mark['fault_end'] = len(md)
     # --- scanner cost ----------------------------------------------------------------
-    sc_d = [kv for _, n in mem for kv in lines(n, 'scancost-dense')]
+    sc_d = [(label, kv) for label, n in mem for kv in lines(n, 'scancost-dense')]
     sc_s = [kv for _, n in mem for kv in lines(n, 'scancost-sparse')]
     if sc_d or sc_s:
         w('## 5. kthpscand\'s CPU cost (patched, `always`, default knobs)')
@@ -336,11 +351,11 @@ def main():
           'and for sparse THPs (one 4 KiB subpage written per 2 MiB) until recovered, '
           'per GiB recovered.')
         w('')
-        w('| dense MiB | window | cpu ms | % of one CPU per GiB | sparse MiB | MiB at once → end | time | cpu ms | cpu ms per GiB recovered |')
-        w('|---|---|---|---|---|---|---|---|---|')
-        for d, s in zip(sc_d, sc_s):
-            w('| %s | %s s | %s | %s %% | %s | %s → %s | %s s | %s | %s |' % (
-                d['mib'], fmt(num(d['window_s']), 0), d['cpu_ms'], d['cpu_pct_per_gib'], s['mib'],
+        w('| kernel | dense MiB | window | cpu ms | % of one CPU per GiB | sparse MiB | MiB at once → end | time | cpu ms | cpu ms per GiB recovered |')
+        w('|---|---|---|---|---|---|---|---|---|---|')
+        for (label, d), s in zip(sc_d, sc_s):
+            w('| %s | %s | %s s | %s | %s %% | %s | %s → %s | %s s | %s | %s |' % (
+                label, d['mib'], fmt(num(d['window_s']), 0), d['cpu_ms'], d['cpu_pct_per_gib'], s['mib'],
                 s['once_mib'], s['end_mib'], fmt(num(s['t_s']), 1), s['cpu_ms'], fmt(num(s['cpu_ms_per_gib_recovered']), 0)))
         w('')
 
@@ -437,9 +452,10 @@ def main():
         with open(os.path.join(a.out, 'data', datfile)) as f:
             labels = [l[2:].strip() for l in f if l.startswith('# ')]
         for label in labels:
-            k, p = label.split()
+            k, p = label.split()[:2]
+            style = styles[k] if '(arm64)' not in label else styles[k].replace('lw 2', 'lw 1') + ' dt 3'
             items.append("'data/%s' index %d using 1:2 with steps %s lc rgb '%s' title '%s'" % (
-                datfile, idx, styles[k], colors.get(p, 'black'), label))
+                datfile, idx, style, colors.get(p, 'black'), label))
             idx += 1
         if not items:
             return False
@@ -498,8 +514,9 @@ def main():
     w('## Reproduce')
     w('')
     w('```sh')
-    w('./run bench          # full: every workload, about 35 min on 2 cores (limit 60)')
-    w('./run bench --quick  # fewer, smaller workloads, about 12 min (limit 15)')
+    w('./run bench           # full: every workload, about 15 min on 2 cores with the kernels built')
+    w('./run bench --arm64   # the same plus arm64 (fault cost, `always`), about 20 min')
+    w('./run bench --quick   # fewer, smaller workloads, about 4 min')
     w('```')
     w('')
     w('Logs of each boot: `build/logs/bench-NAME/` (`results.log`: every BENCH line; '

@@ -178,6 +178,17 @@ static int cg_set(const char *name, const char *file, const char *val)
 	return write_str(path, val);
 }
 
+/* The "auto" policy's state ("plentiful", "pressure"; "none": no auto). */
+static const char *auto_state(void)
+{
+	static char buf[32];
+
+	if (read_str(THP "auto/state", buf, sizeof(buf)))
+		return "none";
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
 static double mib(long long bytes)
 {
 	return bytes / (double)MiB;
@@ -271,9 +282,9 @@ static int sparse(int argc, char **argv)
 	once = cg_ll(name, "memory.current") - base;
 	peak_thp = cg_key(name, "memory.stat", "anon_thp");
 	ideal = (long long)(len / PAGE / fpages * k * PAGE);
-	printf("BENCH sparse kb=%lu pct=%lu pressure=%d written_pct=%.2f mib=%zu ideal_mib=%.2f once_mib=%.2f anon_thp_mib=%.2f fault_s=%.6f\n",
+	printf("BENCH sparse kb=%lu pct=%lu pressure=%d written_pct=%.2f mib=%zu ideal_mib=%.2f once_mib=%.2f anon_thp_mib=%.2f fault_s=%.6f auto_state=%s\n",
 	       kb, pct, pressure, 100.0 * k / fpages, len / MiB, mib(ideal), mib(once),
-	       mib(peak_thp), t);
+	       mib(peak_thp), t, auto_state());
 	goal = ideal + (once - ideal) / 10;
 	if (once - ideal < (long long)MiB)
 		gone = 0;	/* no bloat to recover */
@@ -296,9 +307,9 @@ static int sparse(int argc, char **argv)
 	}
 	cur = cg_ll(name, "memory.current") - base;
 	bad = touch(mem, len, fpages, k, 1);
-	printf("BENCH sparse-end kb=%lu pct=%lu pressure=%d end_mib=%.2f gone_s=%.3f anon_thp_mib=%.2f data=%s\n",
+	printf("BENCH sparse-end kb=%lu pct=%lu pressure=%d end_mib=%.2f gone_s=%.3f anon_thp_mib=%.2f data=%s auto_state=%s\n",
 	       kb, pct, pressure, mib(cur), gone, mib(cg_key(name, "memory.stat", "anon_thp")),
-	       bad ? "CORRUPTED" : "ok");
+	       bad ? "CORRUPTED" : "ok", auto_state());
 	munmap(mem, len);
 	cg_leave(name);
 	return bad ? 1 : 0;

@@ -191,7 +191,7 @@ def main():
               '`memory.current` every second. Cell: MiB at once → MiB at the end of the '
               'window (guest seconds until 90 %% of the bloat, the footprint above the '
               'written memory, was gone; ∞: not within the window; –: no bloat at once). '
-              'ᵖ: `auto` was in its pressure state (behaving as `defer`) at the fault.' % (
+              'ᵖ: `auto/state` read `pressure` (auto behaving as `defer`) right after the fault.' % (
                   next(iter(sp[keys[0]].values())).get('mib', '?')))
         else:
             w('## 1b. The same with memcg pressure')
@@ -199,8 +199,8 @@ def main():
             w('After the fault, `memory.high` is set to the written memory plus a quarter '
               'of the bloat (no swap): the reclaim that write starts, and what follows in '
               'the window. These run after all the rows above: a memcg throttled at '
-              '`memory.high` stalls, PSI is system-wide, and `auto` reads it (ᵖ: `auto` '
-              'was in its pressure state at the fault, although the machine had plenty '
+              '`memory.high` stalls, PSI is system-wide, and `auto` reads it (ᵖ: `auto/state` '
+              'read `pressure` right after the fault, although the machine had plenty '
               'of free memory).')
         w('')
         w('| folios | written | ideal MiB | ' + ' | '.join(l for l, _ in mem) + ' |')
@@ -453,7 +453,8 @@ def main():
             labels = [l[2:].strip() for l in f if l.startswith('# ')]
         for label in labels:
             k, p = label.split()[:2]
-            style = styles[k] if '(arm64)' not in label else styles[k].replace('lw 2', 'lw 1') + ' dt 3'
+            # arm64 rows: the same dash types, thin lines.
+            style = styles[k] if '(arm64)' not in label else styles[k].replace('lw 2', 'lw 1')
             items.append("'data/%s' index %d using 1:2 with steps %s lc rgb '%s' title '%s'" % (
                 datfile, idx, style, colors.get(p, 'black'), label))
             idx += 1

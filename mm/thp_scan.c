@@ -76,6 +76,26 @@ static unsigned int thp_scan_min_age_millisecs __read_mostly = 10000;
  */
 static unsigned int thp_scan_collapse_max_new_pct __read_mostly = 12;
 
+/*
+ * What reclaim does with an anonymous large folio it is about to swap
+ * out (split_on_swapout): split none (6.12), split those that are
+ * underused or partially mapped, so that their zero-filled and unmapped
+ * subpages are freed rather than written, or split every one.
+ */
+enum thp_scan_swapout_mode {
+	THP_SCAN_SWAPOUT_NEVER,
+	THP_SCAN_SWAPOUT_UNDERUSED,
+	THP_SCAN_SWAPOUT_ALWAYS,
+};
+
+static const char * const thp_scan_swapout_names[] = {
+	[THP_SCAN_SWAPOUT_NEVER]	= "never",
+	[THP_SCAN_SWAPOUT_UNDERUSED]	= "underused",
+	[THP_SCAN_SWAPOUT_ALWAYS]	= "always",
+};
+
+static unsigned int thp_scan_swapout_mode __read_mostly = THP_SCAN_SWAPOUT_UNDERUSED;
+
 /* Bounds of the knobs above, checked on every write. */
 #define THP_SCAN_PAGES_MAX	BIT(24)
 #define THP_SCAN_MILLISECS_MAX	(24U * 3600 * 1000)
@@ -1199,6 +1219,120 @@ void __init thp_scan_stop(void)
 	thp_scan_thread = NULL;
 }
 
+/*
+ * Decide, with the split_on_swapout mode @mode, whether to split a large
+ * folio that reclaim chose to swap out; the zero scan and the rmap walk
+ * run only in "underused" mode, and only as far as they must.  The folio
+ * is split when it is underused (as kthpscand judges it) or confirmed
+ * partially mapped; an mlocked one never reaches reclaim.
+ */
+static enum thp_scan_decision
+thp_scan_swapout_decide(unsigned int mode, struct folio *folio,
+			const struct thp_scan_probes *probes,
+			struct thp_scan_walk *w, struct thp_scan_verdict *v)
+{
+	unsigned int nr = folio_nr_pages(folio);
+
+	memset(v, 0, sizeof(*v));
+	if (mode == THP_SCAN_SWAPOUT_NEVER)
+		return THP_SCAN_KEEP_SKIPPED;
+	if (mode == THP_SCAN_SWAPOUT_ALWAYS)
+		return THP_SCAN_SPLIT_UNDERUSED;
+	if (folio_looks_partially_mapped(folio)) {
+		v->walked = true;
+		if (probes->rmap_walk(folio, w))
+			return THP_SCAN_KEEP_BUSY;
+		if (w->nr_mapped && w->nr_mapped < nr)
+			return THP_SCAN_SPLIT_PARTIAL;
+	}
+	if (folio_contain_hwpoisoned_page(folio))
+		return THP_SCAN_KEEP_SKIPPED;
+	if (probes->zero_scan(folio,
+			      thp_scan_max_zero(nr, READ_ONCE(thp_scan_underused_zero_pct)),
+			      &v->scanned, &v->zero))
+		return THP_SCAN_SPLIT_UNDERUSED;
+	return THP_SCAN_KEEP_USED;
+}
+
+/**
+ * thp_scan_split_on_swapout - split a large folio before it is swapped out?
+ * @folio: an anonymous large folio that reclaim is about to add to swap:
+ *	locked, isolated (the caller's reference is the one pin a split
+ *	expects), mapped or not, not in the swap cache
+ * @list: the reclaim list, which the split adds the other new folios to
+ *
+ * With thp_scan on and split_on_swapout "underused", splits @folio when it
+ * is underused or partially mapped, so that its zero-filled subpages
+ * (which the split maps to the zero page) and its unmapped ones are freed
+ * without being swapped (see thp_scan_swapout_free()) and only the rest is
+ * written; with "always", splits every such folio; with "never", or with
+ * thp_scan off, none.  Traced (thp_scan_swapout) and counted.
+ *
+ * Return: true if @folio was split: it is now the order-0 folio of its
+ * first subpage, and the others are on @list.
+ */
+bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list)
+{
+	static const struct thp_scan_probes probes = {
+		.zero_scan = thp_scan_zero_scan,
+		.rmap_walk = thp_scan_rmap_walk,
+	};
+	unsigned int mode = READ_ONCE(thp_scan_swapout_mode);
+	unsigned int order = folio_order(folio), nr = folio_nr_pages(folio);
+	unsigned long pfn = folio_pfn(folio);
+	struct thp_scan_walk w = { };
+	struct thp_scan_verdict v;
+	enum thp_scan_decision d;
+	unsigned int i, unmapped = 0;
+	int ret = 0;
+
+	if (!thp_scan_is_enabled() || order < THP_SCAN_MIN_ORDER)
+		return false;
+	d = thp_scan_swapout_decide(mode, folio, &probes, &w, &v);
+	bitmap_free(w.mapped);
+	count_vm_events(THP_SCAN_SWAPOUT_PAGES_SCANNED, v.scanned);
+	if (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) {
+		ret = split_folio_to_list(folio, list);
+		if (!ret) {
+			/*
+			 * What the split left unmapped: zero-filled subpages
+			 * now mapping the zero page, and those no page table
+			 * mapped.  Each new folio is on @list or is @folio,
+			 * with a reference: none can be freed under us.
+			 */
+			for (i = 0; i < nr; i++)
+				unmapped += !page_mapped(pfn_to_page(pfn + i));
+			thp_scan_count(order, THP_SCAN_SWAPOUT_SPLIT,
+				       MTHP_STAT_THP_SCAN_SWAPOUT_SPLIT);
+			mod_mthp_stat(order, MTHP_STAT_THP_SCAN_SWAPOUT_UNMAPPED,
+				      unmapped);
+		}
+	}
+	trace_thp_scan_swapout(pfn, order, v.zero, v.scanned, unmapped,
+			       thp_scan_swapout_names[mode], d, ret);
+	return (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) && !ret;
+}
+
+/**
+ * thp_scan_swapout_free - may reclaim free this folio instead of swapping it?
+ * @folio: an anonymous, swap-backed folio of reclaim's list, locked, not in
+ *	the swap cache
+ *
+ * A folio that no page table maps and that is not in the swap cache holds
+ * data no one can reach: the zero-filled and unmapped subpages of a folio
+ * split at swap-out, for instance.  While thp_scan is on, reclaim frees
+ * it, if the caller's isolation holds its only reference, rather than
+ * write it to swap for nothing.
+ *
+ * Return: true if @folio is such a folio; the caller then freezes its
+ * reference count and frees it.
+ */
+bool thp_scan_swapout_free(struct folio *folio)
+{
+	return thp_scan_is_enabled() && !folio_mapped(folio) &&
+	       !folio_test_ksm(folio);
+}
+
 /* Which knob sets the collapse limit (collapse_max_ptes_none in sysfs). */
 enum thp_scan_collapse_src {
 	THP_SCAN_COLLAPSE_MAX_PTES_NONE,	/* khugepaged/max_ptes_none */
@@ -1377,6 +1511,33 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 
+static ssize_t split_on_swapout_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	unsigned int mode = READ_ONCE(thp_scan_swapout_mode), i;
+	int len = 0;
+
+	for (i = 0; i < ARRAY_SIZE(thp_scan_swapout_names); i++)
+		len += sysfs_emit_at(buf, len, i == mode ? "%s[%s]" : "%s%s",
+				     i ? " " : "", thp_scan_swapout_names[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static ssize_t split_on_swapout_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	int mode = sysfs_match_string(thp_scan_swapout_names, buf);
+
+	if (mode < 0)
+		return -EINVAL;
+	WRITE_ONCE(thp_scan_swapout_mode, mode);
+	return count;
+}
+
+static struct kobj_attribute split_on_swapout_attr = __ATTR_RW(split_on_swapout);
+
 /*
  * The unsigned knobs: each a variable and its bounds.  A value out of
  * bounds, or not a decimal number, is -EINVAL and changes nothing; a
@@ -1471,6 +1632,7 @@ static struct attribute *thp_scan_attrs[] = {
 	&min_age_millisecs_attr.attr.attr,
 	&collapse_max_new_pct_attr.attr.attr,
 	&collapse_max_ptes_none_attr.attr,
+	&split_on_swapout_attr.attr,
 	&cpu_time_ms_attr.attr,
 	NULL,
 };

@@ -6,7 +6,7 @@
 #                [--tests all|none|"name ..."] [--file PATH[:GUEST_PATH]]...
 #                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
 #                [--timeout SECONDS] [--test-timeout SECONDS] [--mem MiB]
-#                [--smp N] [--icount SPEC] [--name NAME] [--quiet]
+#                [--smp N] [--numa N] [--icount SPEC] [--name NAME] [--quiet]
 #
 # Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
 # ARCH-CFG unless given) and exits 0 only if the guest finished, every
@@ -24,11 +24,18 @@
 # --icount SPEC runs QEMU with -icount SPEC (e.g. shift=0,sleep=off with
 # --smp 1, as the benchmark does): guest time then counts instructions and
 # does not depend on the host's load.  Without it, nothing changes.
+#
+# The guest has --numa NUMA nodes (default 2), the memory split evenly
+# between them: numa=fake=N on x86_64 (no ACPI in the test kernels),
+# QEMU's device-tree NUMA on arm64; --numa 1 gives a flat machine.  The
+# command line says how many with thpscan.numa_nodes=N, for the tests
+# (not thpscan.expect_*: thp_policy_boot reads every one of those).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 
 arch=x86_64 cfg=test kernel= tests=all cmd= append= timeout=900 test_timeout= mem=1024 smp=2
+numa=2
 name= quiet=0 files=() icount=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--icount) icount=(-icount "$2"); shift ;;
+	--numa) numa=$2; shift ;;
 	--name) name=$2; shift ;;
 	--quiet) quiet=1 ;;
 	*) echo "boot: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -51,6 +59,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 name=${name:-$arch-$cfg}
+case "$numa" in
+[1-8]) ;;
+*) echo "boot: --numa takes 1 to 8 nodes" >&2; exit 2 ;;
+esac
+[ $((mem % numa)) = 0 ] || { echo "boot: --mem $mem does not split into $numa nodes" >&2; exit 2; }
 obj=$build/obj/$arch-$cfg
 logdir=$build/logs/$name
 mkdir -p "$logdir"
@@ -62,6 +75,7 @@ x86_64)
 	qemu=(qemu-system-x86_64 -M pc -cpu max
 	      -serial "file:$logdir/console.log" -serial "file:$logdir/results.log")
 	cmdline="console=ttyS0 thpscan.out=/dev/ttyS1"
+	[ "$numa" = 1 ] || cmdline="$cmdline numa=fake=$numa"
 	;;
 arm64)
 	kernel=${kernel:-$obj/arch/arm64/boot/Image}
@@ -71,13 +85,23 @@ arm64)
 	      -chardev "file,id=results,path=$logdir/results.log"
 	      -device virtconsole,chardev=results)
 	cmdline="console=ttyAMA0 thpscan.out=/dev/hvc0"
+	if [ "$numa" != 1 ]; then
+		# One memory backend per node; CPU c on node c % numa.
+		for ((n = 0; n < numa; n++)); do
+			node="node,nodeid=$n,memdev=mem$n"
+			for ((c = n; c < smp; c += numa)); do
+				node="$node,cpus=$c"
+			done
+			qemu+=(-object "memory-backend-ram,id=mem$n,size=$((mem / numa))M" -numa "$node")
+		done
+	fi
 	;;
 *) echo "boot: unknown --arch $arch (x86_64, arm64)" >&2; exit 2 ;;
 esac
 [ -f "$kernel" ] || { echo "boot: no kernel at $kernel (make kernel ARCH=$arch CFG=$cfg)" >&2; exit 2; }
 # panic=-1 and oops=panic end the guest at the first oops instead of
 # letting it hang until the timeout.
-cmdline="$cmdline panic=-1 oops=panic loglevel=7 $append"
+cmdline="$cmdline panic=-1 oops=panic loglevel=7 thpscan.numa_nodes=$numa $append"
 
 cmdfile=$logdir/cmd.sh
 printf '%s\n' "$cmd" > "$cmdfile"
@@ -94,8 +118,8 @@ test_timeout=${test_timeout:-$deadline}
 DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) TEST_TIMEOUT=$test_timeout \
 	"$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
 
-[ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, timeout ${timeout}s" \
-	"(deadline ${deadline}s, ${test_timeout}s per program)${icount[1]:+, -icount ${icount[1]}}, append: $append"
+[ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, $numa NUMA node(s)," \
+	"timeout ${timeout}s (deadline ${deadline}s, ${test_timeout}s per program)${icount[1]:+, -icount ${icount[1]}}, append: $append"
 : > "$logdir/results.log"
 start=$(date +%s.%N)
 set +e

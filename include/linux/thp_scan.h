@@ -11,6 +11,7 @@
 struct deferred_split;
 struct folio;
 struct kobject;
+struct list_head;
 struct page;
 
 /* What thp_scan decided for a folio (the thp_scan_decision tracepoint). */
@@ -50,6 +51,8 @@ void thp_scan_requeue(struct folio *folio, bool not_partial);
 unsigned long thp_scan_shrink(struct deferred_split *q,
 			      unsigned long nr_to_scan);
 unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none);
+bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list);
+bool thp_scan_swapout_free(struct folio *folio);
 bool thp_scan_page_zero_filled(struct page *page);
 void thp_scan_collapse_skipped(unsigned int order);
 #else
@@ -97,6 +100,17 @@ static inline unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
 }
 
 static inline bool thp_scan_page_zero_filled(struct page *page)
+{
+	return false;
+}
+
+static inline bool thp_scan_split_on_swapout(struct folio *folio,
+					     struct list_head *list)
+{
+	return false;
+}
+
+static inline bool thp_scan_swapout_free(struct folio *folio)
 {
 	return false;
 }

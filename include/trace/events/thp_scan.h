@@ -83,6 +83,41 @@ TRACE_EVENT(thp_scan_split,
 		      __entry->ret)
 );
 
+/*
+ * What reclaim did with a large folio it was about to swap out, in
+ * split_on_swapout mode @mode: the decision (split_underused,
+ * split_partially_mapped, or keep_used, keep_not_judged, keep_rmap_busy:
+ * swapped out whole), what the zero scan looked at, how many subpages the
+ * split left unmapped (freed rather than swapped), and the split's result.
+ */
+TRACE_EVENT(thp_scan_swapout,
+	    TP_PROTO(unsigned long pfn, unsigned int order, unsigned int zero,
+		     unsigned int scanned, unsigned int unmapped, const char *mode,
+		     int decision, int ret),
+	    TP_ARGS(pfn, order, zero, scanned, unmapped, mode, decision, ret),
+	    TP_STRUCT__entry(__field(unsigned long, pfn)
+			     __field(unsigned int, order)
+			     __field(unsigned int, zero)
+			     __field(unsigned int, scanned)
+			     __field(unsigned int, unmapped)
+			     __string(mode, mode)
+			     __field(int, decision)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->pfn = pfn;
+			   __entry->order = order;
+			   __entry->zero = zero;
+			   __entry->scanned = scanned;
+			   __entry->unmapped = unmapped;
+			   __assign_str(mode);
+			   __entry->decision = decision;
+			   __entry->ret = ret;),
+	    TP_printk("pfn=0x%lx order=%u zero=%u scanned=%u unmapped=%u mode=%s decision=%s ret=%d",
+		      __entry->pfn, __entry->order, __entry->zero,
+		      __entry->scanned, __entry->unmapped, __get_str(mode),
+		      __print_symbolic(__entry->decision, THP_SCAN_DECISIONS),
+		      __entry->ret)
+);
+
 #endif /* _TRACE_THP_SCAN_H */
 
 #include <trace/define_trace.h>

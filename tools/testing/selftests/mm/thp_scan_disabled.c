@@ -204,6 +204,49 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 10)
 }
 
 /*
+ * Partially mapped THPs with thp_scan off, counted as 6.12 counts them:
+ * four THPs with their second halves unmapped are flagged at once
+ * (thp_deferred_split_page, split_deferred and nr_anon_partially_mapped
+ * each up by four), nothing splits them without memory pressure (three
+ * seconds of kthpscand asleep), and the shrinker splits all four to base
+ * pages (thp_split_page up by four, no split to a smaller THP), which
+ * takes them off nr_anon_partially_mapped and frees the unmapped halves.
+ */
+TEST_F_TIMEOUT(off, partial_counts_as_stock, 15)
+{
+	const size_t nr = 4, per = self->z.per;
+	long defer0 = vm_counter(_metadata, "thp_deferred_split_page");
+	long sdefer0 = must_stat(_metadata, self->z.pmd_kb, "split_deferred");
+	long pm0 = must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped");
+	long split0 = vm_counter(_metadata, "thp_split_page");
+	long to0 = vm_counter(_metadata, "thp_scan_split_to_mthp");
+	long mem, bad;
+	char *p;
+
+	wait_kthpscand_idle(_metadata, self->kpid);
+	p = half_mapped_thps(&self->z, nr);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(nr, vm_counter(_metadata, "thp_deferred_split_page") - defer0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "split_deferred") - sdefer0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped") - pm0);
+	sleep(3);
+	EXPECT_EQ(split0, vm_counter(_metadata, "thp_split_page"));
+	mem = must_long(_metadata, CG "thp_scan_disabled/memory.current");
+	EXPECT_GE(mem, (long)(nr * self->z.pmd));
+
+	EXPECT_EQ(0, shrink());
+	EXPECT_EQ(nr, vm_counter(_metadata, "thp_split_page") - split0);
+	EXPECT_EQ(to0, vm_counter(_metadata, "thp_scan_split_to_mthp"));
+	EXPECT_EQ(pm0, must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped"));
+	EXPECT_EQ(nr, vm_counter(_metadata, "thp_deferred_split_page") - defer0);
+	EXPECT_LE(must_long(_metadata, CG "thp_scan_disabled/memory.current"),
+		  mem - (long)(nr * self->z.pmd / 2) + memcg_slack());
+	bad = check_pages(p, nr * per, self->z.psz, first_half, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	unmap_halves(p, &self->z, nr);
+}
+
+/*
  * khugepaged with thp_scan off: its limit is max_ptes_none alone.  A
  * range with one page of 512 present, which it would not collapse while
  * thp_scan splits underused THPs (more than 460 none), is collapsed at

@@ -236,6 +236,7 @@ static inline int first_half(size_t pg, void *arg)
 
 /* One thp_scan_decision or thp_scan_split line of the trace. */
 struct thp_scan_event {
+	double ts;			/* the trace timestamp, in seconds */
 	int pid;			/* the task that fired it */
 	bool split;			/* thp_scan_split, else thp_scan_decision */
 	unsigned long pfn;
@@ -266,6 +267,10 @@ static inline bool parse_event(const char *line, struct thp_scan_event *e)
 	if (*dash != '-')
 		return false;
 	e->pid = atoi(dash + 1);
+	/* The timestamp is the word before the event's name. */
+	for (s = ev + 1; s > line && s[-1] != ' '; s--)
+		;
+	e->ts = strtod(s, NULL);
 	if (e->split)
 		return sscanf(strstr(ev, "pfn="),
 			      "pfn=%lx order=%u new_order=%u decision=%31s ret=%d",
@@ -313,6 +318,122 @@ static inline void count_trace(unsigned int order, const char *decision, int pid
 	}
 	if (f)
 		fclose(f);
+}
+
+/*
+ * The page frame numbers behind @nr pages at @p, from /proc/self/pagemap
+ * (root only): 0 for a page not present.  0 on success, -errno otherwise.
+ */
+static inline int pagemap_pfns(const char *p, size_t nr, unsigned long *pfns)
+{
+	size_t psz = getpagesize(), i;
+	uint64_t *e = malloc(nr * sizeof(*e));
+	int fd = open("/proc/self/pagemap", O_RDONLY), err = 0;
+	ssize_t want = nr * sizeof(*e);
+
+	if (fd < 0 || !e ||
+	    pread(fd, e, want, (uintptr_t)p / psz * sizeof(*e)) != want)
+		err = fd < 0 ? -errno : -EIO;
+	for (i = 0; !err && i < nr; i++)
+		/* Bit 63: present; bits 0-54: the pfn. */
+		pfns[i] = (e[i] >> 63) ? e[i] & ((1ULL << 55) - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	free(e);
+	return err;
+}
+
+/* The /proc/kpageflags word of @pfn (fd @kpf); 0 if it cannot be read. */
+static inline uint64_t kpageflags(int kpf, unsigned long pfn)
+{
+	uint64_t flags = 0;
+
+	if (pread(kpf, &flags, sizeof(flags), pfn * sizeof(flags)) != sizeof(flags))
+		return 0;
+	return flags;
+}
+
+/*
+ * How many pages the folio that starts at @pfn has, counting at most
+ * @max: 1 for a page that is not the head of a large folio, else 1 + the
+ * tail pages that follow it.  0 if @pfn is a tail page.
+ */
+static inline unsigned long folio_pages_at(int kpf, unsigned long pfn,
+					   unsigned long max)
+{
+	uint64_t f = kpageflags(kpf, pfn);
+	unsigned long n = 1;
+
+	if (f & (1ULL << KPF_COMPOUND_TAIL))
+		return 0;
+	if (!(f & (1ULL << KPF_COMPOUND_HEAD)))
+		return 1;
+	while (n < max && (kpageflags(kpf, pfn + n) & (1ULL << KPF_COMPOUND_TAIL)))
+		n++;
+	return n;
+}
+
+/*
+ * How many of the @nr ranges of @per pages at @p are each mapped whole by
+ * one folio of exactly @per pages: the folio's head at the start, its
+ * pages in order, and the page after it not part of it.  -1 if pagemap
+ * or kpageflags cannot be read.
+ */
+static inline long whole_folios(const char *p, size_t nr, size_t per)
+{
+	unsigned long *pfns = calloc(nr * per, sizeof(*pfns));
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	long n = -1;
+	size_t i, j;
+
+	if (pfns && kpf >= 0 && !pagemap_pfns(p, nr * per, pfns)) {
+		for (n = 0, i = 0; i < nr; i++) {
+			unsigned long *f = pfns + i * per;
+
+			for (j = 1; j < per && f[0] && f[j] == f[0] + j; j++)
+				;
+			if (f[0] && j == per && folio_pages_at(kpf, f[0], per + 1) == per)
+				n++;
+		}
+	}
+	if (kpf >= 0)
+		close(kpf);
+	free(pfns);
+	return n;
+}
+
+/*
+ * The thp_scan events in the trace buffer (see parse_event()) into *@out
+ * (malloc'ed, the caller frees it).  Returns how many, or -1 if the trace
+ * cannot be read.
+ */
+static inline long thp_scan_events(struct thp_scan_event **out)
+{
+	FILE *f = fopen(TRACE "trace", "r");
+	struct thp_scan_event *ev = NULL, e;
+	long n = 0, cap = 0;
+	char line[512];
+
+	*out = NULL;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!parse_event(line, &e))
+			continue;
+		if (n == cap) {
+			struct thp_scan_event *m;
+
+			cap = cap ? 2 * cap : 256;
+			m = realloc(ev, cap * sizeof(*ev));
+			if (!m)
+				break;
+			ev = m;
+		}
+		ev[n++] = e;
+	}
+	fclose(f);
+	*out = ev;
+	return n;
 }
 
 /* Up to @max thp_scan events of the trace into @ev; how many there are, or -1. */
@@ -418,7 +539,7 @@ static inline long voluntary_switches(int pid)
 static const char * const thp_scan_knobs[] = {
 	THP_SCAN "enabled", THP_SCAN "underused_zero_pct", THP_SCAN "pages_to_scan",
 	THP_SCAN "scan_sleep_millisecs", THP_SCAN "min_age_millisecs",
-	THP_SCAN "collapse_max_new_pct",
+	THP_SCAN "collapse_max_new_pct", THP_SCAN "split_on_swapout",
 	THP "shrink_underused", AUTO "interval_ms",
 	TRACE "events/thp_scan/enable",
 	TRACE "events/huge_memory/thp_auto_state/enable",
@@ -465,9 +586,21 @@ static inline void thp_scan_state_save(struct thp_scan_state *s)
 	s->thp = !access(THP "enabled", F_OK);
 	if (s->thp)
 		thp_read_settings(&s->settings);
-	for (i = 0; i < NR_KNOBS; i++)
-		if (get(thp_scan_knobs[i], s->knobs[i], sizeof(s->knobs[i])))
+	for (i = 0; i < NR_KNOBS; i++) {
+		char *b, *e;
+
+		if (get(thp_scan_knobs[i], s->knobs[i], sizeof(s->knobs[i]))) {
 			s->knobs[i][0] = '\0';
+			continue;
+		}
+		/* "one [two] three": the value in force is the bracketed one. */
+		b = strchr(s->knobs[i], '[');
+		e = b ? strchr(b, ']') : NULL;
+		if (e) {
+			*e = '\0';
+			memmove(s->knobs[i], b + 1, strlen(b + 1) + 1);
+		}
+	}
 	for (i = 0; i < NR_THRESHOLDS; i++)
 		if (get(thp_auto_thresholds[i], s->thresholds[i], sizeof(s->thresholds[i])))
 			s->thresholds[i][0] = '\0';
@@ -570,6 +703,30 @@ static inline void thp_scan_main(int argc, char **argv)
 		thp_scan_main(argc, argv);				\
 	}
 
+/*
+ * A counter that must exist: field @key of @path ("key value" lines), or
+ * all of @path when @key is NULL.  The test fails if it cannot be read.
+ */
+static inline long counter(struct __test_metadata *_metadata,
+			   const char *path, const char *key)
+{
+	char buf[64];
+	long v;
+
+	if (key) {
+		v = keyed(path, key);
+		if (v < 0)
+			TH_LOG("%s missing in %s", key, path);
+	} else {
+		v = get(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 10);
+		if (v < 0)
+			TH_LOG("cannot read %s", path);
+	}
+	if (v < 0)
+		_metadata->exit_code = KSFT_FAIL;
+	return v;
+}
+
 /* Counter @key of @path, which must exist: a missing one fails the test. */
 static inline long must_keyed(struct __test_metadata *_metadata,
 			      const char *path, const char *key)
@@ -602,6 +759,16 @@ static inline long must_long(struct __test_metadata *_metadata, const char *path
 
 	ASSERT_GE(v, 0) TH_LOG("no number in %s", path);
 	return v;
+}
+
+/*
+ * How far memory.current may be off what a test's memory costs: each CPU
+ * keeps up to MEMCG_CHARGE_BATCH (64) pages charged in advance, and kernel
+ * memory (page tables, slab) is charged too.  Twice the per-CPU stocks.
+ */
+static inline long memcg_slack(void)
+{
+	return 2 * 64L * getpagesize() * sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 /* The page size and the PMD THP size (read_pmd_pagesize(), vm_util.h). */

@@ -1,0 +1,1511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thp_scan decides on facts: it splits a THP as partially mapped only when
+ * a walk of its reverse mappings confirms it, to the largest size that
+ * still fits, finds partial mappings that nothing flagged, and never splits
+ * for nothing (mlocked, pinned).  Each test moves, swaps, unmaps, forks,
+ * mlocks or pins THPs and mTHPs as a program would, and proves what
+ * happened with the counters (/proc/vmstat, hugepages-<size>kB/stats/,
+ * which must all exist), the thp_scan tracepoints, pagemap and
+ * kpageflags, the memcg's memory.current, and every byte of user data.
+ *
+ * kthpscand's minimum age is lowered from 10 s to 1 s where a test waits
+ * for it to look at a THP (to 500 ms and 2 s where it counts its looks):
+ * the decision logic is the same, only sooner, and the program runs in
+ * about a minute and a half under TCG.  THPs are enabled in madvise mode
+ * and the test's mappings madvised, so that only they have THPs.  Every
+ * wait polls a counter or the trace, for WAIT_SECS at the most.  Every
+ * knob a test changes is restored in the teardown, which runs in the
+ * parent, even when the test dies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/mempolicy.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
+#include "../../../../mm/gup_test.h"
+
+#define KHUGEPAGED THP "khugepaged/"
+#define CG_T CG "thp_scan_facts/"
+#define GUP_TEST "/sys/kernel/debug/gup_test"
+/* The bound of every wait, in seconds of guest time. */
+#define WAIT_SECS 120
+/* kthpscand's minimum age in the tests that wait for it (default 10 s). */
+#define AGE_MS "1000"
+/* The mTHP size the tests use besides the PMD size. */
+#define M64_KB 64UL
+
+/* The knobs the tests change; the THP settings are saved whole. */
+static const char * const fact_knobs[] = {
+	THP_SCAN "enabled", THP_SCAN "underused_zero_pct",
+	THP_SCAN "pages_to_scan", THP_SCAN "scan_sleep_millisecs",
+	THP_SCAN "min_age_millisecs", TRACE "events/thp_scan/enable",
+	TRACE "events/migrate/mm_migrate_pages/enable",
+};
+
+/* Their defaults, set at the start of each test (the traces: on). */
+static const char * const fact_knob_defaults[] = {
+	"1", "90", "8192", "1000", "10000", "1", "1",
+};
+
+#define NR_FACT_KNOBS ARRAY_SIZE(fact_knobs)
+
+FIXTURE(facts) {
+	char saved[NR_FACT_KNOBS][32];
+	struct thp_settings thp;
+	size_t psz, pmd, per;	/* page size, PMD THP size, its pages */
+	unsigned long pmd_kb;
+	int order_pmd, order_64k;
+	bool memcg_on;		/* the memory controller was on for children */
+	bool zram;		/* zram0 set up as swap by the test */
+	pid_t child;		/* a helper process still to be killed */
+};
+
+/*
+ * Nothing is changed here: a setup that fails skips the teardown.  The
+ * tests change the knobs (prepare()), the teardown puts them back.
+ */
+FIXTURE_SETUP(facts)
+{
+	char ctl[256];
+	unsigned int i;
+
+	for (i = 0; i < NR_FACT_KNOBS; i++) {
+		const char *knob = fact_knobs[i];
+
+		ASSERT_EQ(0, get(knob, self->saved[i], sizeof(self->saved[i])))
+			TH_LOG("cannot read %s: a kernel without thp_scan, or no tracefs",
+			       knob);
+	}
+	ASSERT_EQ(0, get(CG "cgroup.subtree_control", ctl, sizeof(ctl)));
+	self->memcg_on = strstr(ctl, "memory");
+	self->psz = getpagesize();
+	self->pmd = read_pmd_pagesize();
+	ASSERT_NE(0, self->pmd);
+	self->per = self->pmd / self->psz;
+	self->pmd_kb = self->pmd >> 10;
+	self->order_pmd = __builtin_ctzl(self->per);
+	self->order_64k = __builtin_ctzl((M64_KB << 10) / self->psz);
+	self->zram = false;
+	self->child = 0;
+	thp_read_settings(&self->thp);
+}
+
+/* In the parent: the test's process is gone, or may be (a signal). */
+FIXTURE_TEARDOWN_PARENT(facts)
+{
+	int i;
+
+	if (self->child > 0)
+		kill(self->child, SIGKILL);
+	if (self->zram) {
+		if (system("swapoff /dev/zram0"))
+			TH_LOG("swapoff /dev/zram0 failed");
+		put(ZRAM "reset", "1");
+	}
+	for (i = NR_FACT_KNOBS - 1; i >= 0; i--)
+		put(fact_knobs[i], self->saved[i]);
+	thp_write_settings(&self->thp);
+	rmdir(CG_T);
+	if (!self->memcg_on)
+		put(CG "cgroup.subtree_control", "-memory");
+}
+
+/* Counter @name of the THP size of @kb kB. */
+static long fact_stat(struct __test_metadata *_metadata, unsigned long kb,
+		      const char *name)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/%s", kb, name);
+	return counter(_metadata, path, NULL);
+}
+
+#define VMSTAT(key) counter(_metadata, "/proc/vmstat", key)
+#define MEMINFO_KB(key) counter(_metadata, "/proc/meminfo", key)
+#define STAT(kb, name) fact_stat(_metadata, kb, name)
+#define MEMCG() counter(_metadata, CG_T "memory.current", NULL)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Poll @cond every 200 ms until it holds, WAIT_SECS at the most; the
+ * value is the seconds waited.
+ */
+#define WAIT_FOR(cond) ({					\
+	double __start = now();					\
+	while (!(cond) && now() - __start < WAIT_SECS)		\
+		usleep(200000);					\
+	(int)(now() - __start);					\
+})
+
+/*
+ * Set the THP sizes that a page fault may allocate: the PMD size and/or
+ * 64K, nothing else, and only in the test's mappings (madvise): the
+ * test's own heap stays out of the counters.  khugepaged collapses
+ * nothing behind the test's back.
+ */
+static void fact_thp_settings(struct _test_data_facts *self, bool pmd, bool m64,
+		      struct thp_settings *s)
+{
+	int i;
+
+	*s = self->thp;
+	s->thp_enabled = THP_MADVISE;
+	for (i = 0; i < NR_ORDERS; i++)
+		s->hugepages[i].enabled = THP_NEVER;
+	s->hugepages[self->order_pmd].enabled = pmd ? THP_INHERIT : THP_NEVER;
+	s->hugepages[self->order_64k].enabled = m64 ? THP_MADVISE : THP_NEVER;
+	s->khugepaged.max_ptes_none = 0;
+}
+
+/* @len bytes of anonymous memory aligned to @align, for THPs (madvise). */
+static char *map_thp(size_t len, size_t align)
+{
+	char *p = map_aligned(len, align);
+
+	if (p && madvise(p, len, MADV_HUGEPAGE))
+		return NULL;
+	return p;
+}
+
+static void set_sizes(struct _test_data_facts *self, bool pmd, bool m64)
+{
+	struct thp_settings s;
+
+	fact_thp_settings(self, pmd, m64, &s);
+	thp_write_settings(&s);
+}
+
+/*
+ * What every test starts with: thp_scan's defaults but for a minimum age
+ * of @min_age ms, the THP sizes, this process in a memcg of its own, and
+ * the thp_scan events traced into an empty buffer.
+ */
+static void prepare(struct __test_metadata *_metadata,
+		    struct _test_data_facts *self, bool pmd, bool m64,
+		    const char *min_age)
+{
+	char path[128], pid[16];
+	unsigned int i;
+
+	if (m64) {
+		snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", M64_KB);
+		ASSERT_EQ(0, access(path, F_OK)) TH_LOG("no 64K anon THP size");
+		ASSERT_EQ(M64_KB << 10, self->psz << self->order_64k);
+	}
+	set_sizes(self, pmd, m64);
+	for (i = 0; i < NR_FACT_KNOBS; i++) {
+		const char *knob = fact_knobs[i];
+
+		ASSERT_EQ(0, put(knob, fact_knob_defaults[i])) TH_LOG("%s", knob);
+	}
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", min_age));
+	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ASSERT_EQ(0, put(CG_T "cgroup.procs", pid));
+	ASSERT_EQ(0, clear_trace());
+}
+
+/* The data of page @pg: 64-bit words, none of them zero. */
+static void page_data(char *buf, size_t psz, size_t pg)
+{
+	uint64_t *w = (uint64_t *)buf;
+	size_t i;
+
+	for (i = 0; i < psz / sizeof(*w); i++)
+		w[i] = (((uint64_t)(pg + 1) << 32) ^ (i * 0x9e3779b97f4a7c15ULL)) | 1;
+}
+
+/* Which pages of a range of folios of @per pages hold data. */
+typedef bool (*has_data)(size_t pg, size_t per);
+
+static bool fact_every_page(size_t pg, size_t per)
+{
+	return true;
+}
+
+/* Page 7 of each folio: sparse, mostly zero. */
+static bool one_page(size_t pg, size_t per)
+{
+	return pg % per == 7;
+}
+
+/* Write the data of pages [@from, @to) of @p. */
+static void fill(char *p, size_t from, size_t to, size_t psz, size_t per,
+		 has_data data)
+{
+	size_t pg;
+
+	for (pg = from; pg < to; pg++)
+		if (data(pg, per))
+			page_data(p + pg * psz, psz, pg);
+}
+
+/*
+ * Compare pages [@from, @to) of @p with what they must hold: their data,
+ * or zeroes.  The first page that differs, or -1.
+ */
+static long check(const char *p, size_t from, size_t to, size_t psz,
+		  size_t per, has_data data)
+{
+	char *want = malloc(psz);
+	long bad = -1;
+	size_t pg;
+
+	if (!want)
+		return from;
+	for (pg = from; pg < to && bad < 0; pg++) {
+		if (data(pg, per))
+			page_data(want, psz, pg);
+		else
+			memset(want, 0, psz);
+		if (memcmp(p + pg * psz, want, psz))
+			bad = pg;
+	}
+	free(want);
+	return bad;
+}
+
+#define EXPECT_DATA(p, from, to, per, data) do {			\
+	long __bad = check(p, from, to, self->psz, per, data);		\
+	EXPECT_EQ(-1, __bad) TH_LOG("page %ld differs", __bad);		\
+} while (0)
+
+/*
+ * The pfn of the first page of each of the @nr folios of @per pages at
+ * @p, into @heads; 0 for one not present.
+ */
+static int head_pfns(const char *p, size_t nr, size_t per, size_t psz,
+		     unsigned long *heads)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (pagemap_pfns(p + i * per * psz, 1, heads + i))
+			return -1;
+	return 0;
+}
+
+static bool pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pfns[i] == pfn)
+			return true;
+	return false;
+}
+
+static int cmp_pfn(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A filter on the thp_scan events: decisions or splits, of one decision
+ * value or any (NULL), on folios whose pfn is one of @pfns.
+ */
+struct ev_filter {
+	bool split;
+	const char *decision;
+	const unsigned long *pfns;
+	size_t n;
+};
+
+/*
+ * How many events in the trace match @f (-1 if it cannot be read); and in
+ * *@seen, if not NULL, how many of the pfns have at least one.
+ */
+static long match_events(const struct ev_filter *f, size_t *seen)
+{
+	unsigned long *sorted = malloc((f->n + 1) * sizeof(*sorted));
+	bool *hit = calloc(f->n + 1, sizeof(*hit));
+	struct thp_scan_event *ev = NULL;
+	long n = -1, i, c = 0;
+	size_t s = 0;
+
+	if (sorted && hit) {
+		memcpy(sorted, f->pfns, f->n * sizeof(*sorted));
+		qsort(sorted, f->n, sizeof(*sorted), cmp_pfn);
+		n = thp_scan_events(&ev);
+	}
+	for (i = 0; i < n; i++) {
+		unsigned long *k;
+
+		if (ev[i].split != f->split ||
+		    (f->decision && strcmp(ev[i].decision, f->decision)))
+			continue;
+		k = bsearch(&ev[i].pfn, sorted, f->n, sizeof(*sorted), cmp_pfn);
+		if (!k)
+			continue;
+		c++;
+		s += !hit[k - sorted];
+		hit[k - sorted] = true;
+	}
+	if (seen)
+		*seen = s;
+	free(ev);
+	free(hit);
+	free(sorted);
+	return n < 0 ? -1 : c;
+}
+
+static long events(const struct ev_filter *f)
+{
+	return match_events(f, NULL);
+}
+
+static size_t pfns_seen(const struct ev_filter *f)
+{
+	size_t seen;
+
+	match_events(f, &seen);
+	return seen;
+}
+
+/*
+ * Wait until kthpscand has decided on each of the @n folios at @pfns since
+ * the trace was cleared, and check that every decision on them was
+ * @decision.
+ */
+static void expect_decided(struct __test_metadata *_metadata,
+			   const unsigned long *pfns, size_t n,
+			   const char *decision)
+{
+	struct ev_filter any = { false, NULL, pfns, n };
+	struct ev_filter want = { false, decision, pfns, n };
+	int t = WAIT_FOR(pfns_seen(&any) == n);
+
+	EXPECT_EQ(n, pfns_seen(&any)) TH_LOG("after %d s", t);
+	EXPECT_EQ(events(&any), events(&want)) TH_LOG("not all %s", decision);
+}
+
+/*
+ * Each of the @n folios at @pfns, of @order, was decided on once as
+ * partially mapped, with @mapped pages mapped, and split once, to
+ * @new_order.
+ */
+static void expect_split_partial(struct __test_metadata *_metadata,
+				 const unsigned long *pfns, size_t n,
+				 unsigned int order, unsigned int mapped,
+				 unsigned int new_order)
+{
+	struct thp_scan_event *ev;
+	long nev = thp_scan_events(&ev), j;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int decided = 0, split = 0, off = 0;
+
+		for (j = 0; j < nev; j++) {
+			if (ev[j].pfn != pfns[i] ||
+			    strcmp(ev[j].decision, "split_partially_mapped"))
+				continue;
+			off += ev[j].order != order;
+			if (ev[j].split) {
+				split++;
+				off += ev[j].ret || ev[j].new_order != new_order;
+			} else {
+				decided++;
+				off += ev[j].mapped != mapped;
+			}
+		}
+		EXPECT_TRUE(decided == 1 && split == 1 && !off)
+			TH_LOG("folio %zu: %d decisions, %d splits, %d off (%u, %u, %u)",
+			       i, decided, split, off, order, mapped, new_order);
+	}
+	free(ev);
+}
+
+/* The kpageflags word of the page mapped at @p; 0 if not present. */
+static uint64_t flags_at(const char *p)
+{
+	unsigned long pfn;
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t f = 0;
+
+	if (kpf >= 0 && !pagemap_pfns(p, 1, &pfn) && pfn)
+		f = kpageflags(kpf, pfn);
+	if (kpf >= 0)
+		close(kpf);
+	return f;
+}
+
+/* How many of @nr pages at @p are resident: present, not the zero page. */
+static long resident(const char *p, size_t nr)
+{
+	unsigned long *pfns = calloc(nr, sizeof(*pfns));
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	long n = -1;
+	size_t i;
+
+	if (pfns && kpf >= 0 && !pagemap_pfns(p, nr, pfns))
+		for (n = 0, i = 0; i < nr; i++)
+			n += pfns[i] &&
+			     !(kpageflags(kpf, pfns[i]) & (1ULL << KPF_ZERO_PAGE));
+	if (kpf >= 0)
+		close(kpf);
+	free(pfns);
+	return n;
+}
+
+/* How many of @nr pages at @p are swapped out (a swap entry in the PTE). */
+static size_t swapped(char *p, size_t nr, size_t psz)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	size_t i, n = 0;
+
+	for (i = 0; fd >= 0 && i < nr; i++)
+		n += pagemap_is_swapped(fd, p + i * psz);
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* Swap to a @size zram disk, taken down by the teardown. */
+static void zram_swap(struct __test_metadata *_metadata,
+		      struct _test_data_facts *self, const char *size)
+{
+	ASSERT_EQ(0, access(ZRAM "disksize", F_OK)) TH_LOG("needs CONFIG_ZRAM");
+	ASSERT_EQ(0, put(ZRAM "disksize", size));
+	self->zram = true;
+	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
+}
+
+/*
+ * The large folios migrate_pages() split itself since the trace was
+ * cleared (nr_split of migrate:mm_migrate_pages): 6.12 splits one when
+ * it finds no free block of its order to move it to (-ENOMEM).
+ */
+static long migration_splits(void)
+{
+	FILE *f = fopen(TRACE "trace", "r");
+	char line[512], *s;
+	long sum = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		s = strstr(line, " nr_split=");
+		if (s && strstr(line, " mm_migrate_pages: "))
+			sum += strtol(s + strlen(" nr_split="), NULL, 10);
+	}
+	fclose(f);
+	return sum;
+}
+
+/* How many splits thp_scan made of folios at @pfns, by the trace. */
+static long thp_scan_splits(const unsigned long *pfns, size_t n)
+{
+	struct thp_scan_event *ev;
+	long nr = thp_scan_events(&ev), i, c = 0;
+
+	for (i = 0; i < nr; i++)
+		c += ev[i].split && !ev[i].ret && pfn_in(ev[i].pfn, pfns, n);
+	free(ev);
+	return nr < 0 ? -1 : c;
+}
+
+/*
+ * Dense 64K mTHPs moved by compaction (/proc/sys/vm/compact_memory) stay
+ * whole: rmap no longer flags a folio that try_to_migrate() unmaps whole,
+ * migration flags the new folio only if its own mapcounts say so, and
+ * kthpscand, which looks at every moved folio afterwards, keeps them all.
+ * Memory is fragmented first (order-0 pages around the mTHPs, freed
+ * before the compaction), so that compaction has mTHPs to move and holes
+ * to move them to; the test fails if it moved none whole (pagemap).
+ *
+ * Compaction itself splits some: 6.12's migrate_pages() splits a large
+ * folio when compaction_alloc() has no free block of its order for it
+ * (more often here than in a less fragmented memory).  Those splits are
+ * counted from the migrate:mm_migrate_pages tracepoint and reported; the
+ * test checks that they are every split there was, and that thp_scan
+ * split none of the mTHPs.
+ */
+TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
+{
+	const size_t per = 16, nr = 128, len = nr * per * self->psz;
+	long split0, sd0, sp0, pm0, np0, mig0, frag_len, mig_split, whole;
+	unsigned long *before, *after, *moved, *all;
+	size_t i, n_moved = 0, pg, step;
+	char *p, *frag;
+
+	prepare(_metadata, self, false, true, AGE_MS);
+	before = calloc(nr, sizeof(*before));
+	after = calloc(nr, sizeof(*after));
+	moved = calloc(nr, sizeof(*moved));
+	all = calloc(2 * nr, sizeof(*all));
+	ASSERT_TRUE(before && after && moved && all);
+
+	/* Order-0 pages over a quarter of free memory, the mTHPs among them. */
+	frag_len = MEMINFO_KB("MemFree:") / 4 * 1024;
+	frag_len = frag_len / self->psz / nr * nr * self->psz;
+	ASSERT_GT(frag_len, 0);
+	frag = mmap(NULL, frag_len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, frag);
+	ASSERT_EQ(0, madvise(frag, frag_len, MADV_NOHUGEPAGE));
+	p = map_thp(len, self->pmd);
+	ASSERT_NE(NULL, p);
+	step = frag_len / self->psz / nr;
+	for (pg = 0; pg < frag_len / self->psz; pg++) {
+		frag[pg * self->psz] = 1;
+		/* An mTHP every @step pages, while the order-0 pages are taken. */
+		if (pg % step == 0)
+			fill(p, pg / step * per, (pg / step + 1) * per, self->psz,
+			     per, fact_every_page);
+	}
+	ASSERT_EQ(0, munmap(frag, frag_len));
+	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, before));
+
+	split0 = STAT(M64_KB, "split");
+	sd0 = STAT(M64_KB, "split_deferred");
+	sp0 = STAT(M64_KB, "thp_scan_split_partial");
+	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
+	np0 = STAT(M64_KB, "thp_scan_not_partial");
+	mig0 = VMSTAT("pgmigrate_success");
+	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, put("/proc/sys/vm/compact_memory", "1"));
+
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, after));
+	whole = whole_folios(p, nr, per);
+	mig_split = migration_splits();
+	for (i = 0; i < nr; i++) {
+		if (after[i] != before[i] &&
+		    whole_folios(p + i * per * self->psz, 1, per) == 1)
+			moved[n_moved++] = after[i];
+	}
+	ksft_print_msg("compaction: %zu of %zu mTHPs moved whole, %ld split\n",
+		       n_moved, nr, nr - whole);
+	ksft_print_msg("migrate_pages() split %ld large folios, migrated %ld pages\n",
+		       mig_split, VMSTAT("pgmigrate_success") - mig0);
+	ASSERT_GT(n_moved, 0) TH_LOG("compaction moved no mTHP whole: nothing proven");
+	EXPECT_GE(VMSTAT("pgmigrate_success") - mig0, (long)(n_moved * per));
+	EXPECT_LE(nr - whole, mig_split);
+
+	/* kthpscand looks at each moved one after the move, and keeps it. */
+	expect_decided(_metadata, moved, n_moved, "keep_used");
+	EXPECT_EQ(whole, whole_folios(p, nr, per));
+	memcpy(all, before, nr * sizeof(*all));
+	memcpy(all + nr, after, nr * sizeof(*all));
+	EXPECT_EQ(0, thp_scan_splits(all, 2 * nr));
+	/* Every split of a 64K folio there was: migrate_pages()'. */
+	EXPECT_EQ(STAT(M64_KB, "split") - split0, migration_splits());
+	EXPECT_EQ(sp0, STAT(M64_KB, "thp_scan_split_partial"));
+	/* Never flagged, so nothing to refute or count. */
+	EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
+	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
+	EXPECT_EQ(np0, STAT(M64_KB, "thp_scan_not_partial"));
+	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
+	munmap(p, len);
+	free(before);
+	free(after);
+	free(moved);
+	free(all);
+}
+
+/*
+ * The NUMA tests need two nodes.  Without them they are skipped, unless
+ * the kernel command line says the guest has them (thpscan.numa_nodes=2,
+ * from qemu/boot.sh): then it is a failure.
+ */
+static void need_two_nodes(struct __test_metadata *_metadata)
+{
+	char cmdline[4096], *e;
+	int expect = 0;
+
+	if (!get("/proc/cmdline", cmdline, sizeof(cmdline))) {
+		e = strstr(cmdline, "thpscan.numa_nodes=");
+		if (e)
+			expect = atoi(e + strlen("thpscan.numa_nodes="));
+	}
+	if (access("/sys/devices/system/node/node1", F_OK)) {
+		/* Told to expect two nodes: their absence is a failure. */
+		ASSERT_LT(expect, 2) TH_LOG("thpscan.numa_nodes=%d, no node1", expect);
+		SKIP(return, "needs two NUMA nodes");
+	}
+}
+
+/* Move the folios of @per pages at @p (@nr of them) to @node. */
+static long move_folios(char *p, size_t nr, size_t per, size_t psz, int node,
+			int *status)
+{
+	void **pages = calloc(nr, sizeof(*pages));
+	int *nodes = calloc(nr, sizeof(*nodes));
+	size_t i;
+	long ret = -1;
+
+	if (pages && nodes) {
+		for (i = 0; i < nr; i++) {
+			pages[i] = p + i * per * psz;
+			nodes[i] = node;
+		}
+		ret = syscall(__NR_move_pages, 0, nr, pages, nodes, status,
+			      MPOL_MF_MOVE);
+	}
+	free(pages);
+	free(nodes);
+	return ret;
+}
+
+/* The node of the page at @p; negative: -errno. */
+static int node_of(char *p)
+{
+	void *pages[1] = { p };
+	int status = -1;
+
+	if (syscall(__NR_move_pages, 0, 1, pages, NULL, &status, 0))
+		return -errno;
+	return status;
+}
+
+/* How many of the @nr folios of @per pages at @p are on @node. */
+static size_t on_node(char *p, size_t nr, size_t per, size_t psz, int node)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		n += node_of(p + i * per * psz) == node;
+	return n;
+}
+
+/*
+ * Move the @nr folios of @per pages at @p to @node with move_pages(): each
+ * moved (new pfn, right node), none split.  The new pfns go to @heads.
+ */
+static void move_and_check(struct __test_metadata *_metadata,
+			   struct _test_data_facts *self, char *p, size_t nr,
+			   size_t per, int node, unsigned long *heads)
+{
+	unsigned long *old = calloc(nr, sizeof(*old));
+	int *status = calloc(nr, sizeof(*status));
+	size_t i, n;
+
+	ASSERT_TRUE(old && status);
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, old));
+	ASSERT_EQ(0, move_folios(p, nr, per, self->psz, node, status))
+		TH_LOG("move_pages: %s", strerror(errno));
+	for (i = 0, n = 0; i < nr; i++)
+		n += status[i] == node;
+	EXPECT_EQ(nr, n) TH_LOG("%zu of %zu folios moved to node %d", n, nr, node);
+	EXPECT_EQ(nr, on_node(p, nr, per, self->psz, node));
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	for (i = 0, n = 0; i < nr; i++)
+		n += old[i] != heads[i];
+	EXPECT_EQ(nr, n) TH_LOG("%zu of %zu folios at new pfns", n, nr);
+	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	free(old);
+	free(status);
+}
+
+/*
+ * Fault @nr_pmd PMD THPs at *@pp and @nr_m 64K mTHPs at *@pm, with @data,
+ * each a whole folio.
+ */
+static void fault_pmd_and_64k(struct __test_metadata *_metadata,
+			      struct _test_data_facts *self, size_t nr_pmd,
+			      size_t nr_m, has_data data, char **pp, char **pm)
+{
+	set_sizes(self, true, false);
+	*pp = map_thp(nr_pmd * self->pmd, self->pmd);
+	ASSERT_NE(NULL, *pp);
+	fill(*pp, 0, nr_pmd * self->per, self->psz, self->per, data);
+	set_sizes(self, false, true);
+	*pm = map_thp(nr_m * 16 * self->psz, self->pmd);
+	ASSERT_NE(NULL, *pm);
+	fill(*pm, 0, nr_m * 16, self->psz, 16, data);
+	ASSERT_EQ(nr_pmd, whole_folios(*pp, nr_pmd, self->per));
+	ASSERT_EQ((long)(nr_pmd * self->pmd_kb), smaps_kb(*pp, "AnonHugePages:"));
+	ASSERT_EQ(nr_m, whole_folios(*pm, nr_m, 16));
+}
+
+/*
+ * Dense PMD THPs and 64K mTHPs moved to the other NUMA node and back with
+ * move_pages(): every folio moves whole (the PMD THPs stay PMD-mapped),
+ * nothing is flagged or split, and kthpscand, looking at each at its new
+ * place, keeps it.
+ */
+TEST_F_TIMEOUT(facts, numa_move_dense, 300)
+{
+	const size_t nr_pmd = 8, nr_m = 64, per_m = 16;
+	unsigned long heads_pmd[8], heads_m[64], all[72];
+	long split_p0, split_m0, tsp0, tms0, pm_p0, pm_m0, sd_p0, sd_m0, np0;
+	char *pp, *pm;
+	int home, other, pass;
+
+	need_two_nodes(_metadata);
+	prepare(_metadata, self, true, false, AGE_MS);
+	fault_pmd_and_64k(_metadata, self, nr_pmd, nr_m, fact_every_page, &pp, &pm);
+
+	split_p0 = STAT(self->pmd_kb, "split");
+	split_m0 = STAT(M64_KB, "split");
+	sd_p0 = STAT(self->pmd_kb, "split_deferred");
+	sd_m0 = STAT(M64_KB, "split_deferred");
+	pm_p0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
+	pm_m0 = STAT(M64_KB, "nr_anon_partially_mapped");
+	np0 = VMSTAT("thp_scan_not_partial");
+	tsp0 = VMSTAT("thp_split_page");
+	tms0 = VMSTAT("thp_migration_success");
+	home = node_of(pp);
+	ASSERT_GE(home, 0);
+	other = home ? 0 : 1;
+	for (pass = 0; pass < 2; pass++) {
+		int node = pass ? home : other;
+
+		move_and_check(_metadata, self, pp, nr_pmd, self->per, node, heads_pmd);
+		move_and_check(_metadata, self, pm, nr_m, per_m, node, heads_m);
+		EXPECT_EQ((long)(nr_pmd * self->pmd_kb),
+			  smaps_kb(pp, "AnonHugePages:"));
+	}
+	EXPECT_EQ((long)(2 * nr_pmd), VMSTAT("thp_migration_success") - tms0);
+
+	memcpy(all, heads_pmd, sizeof(heads_pmd));
+	memcpy(all + nr_pmd, heads_m, sizeof(heads_m));
+	expect_decided(_metadata, all, nr_pmd + nr_m, "keep_used");
+	EXPECT_EQ(nr_pmd, whole_folios(pp, nr_pmd, self->per));
+	EXPECT_EQ(nr_m, whole_folios(pm, nr_m, per_m));
+	EXPECT_EQ(split_p0, STAT(self->pmd_kb, "split"));
+	EXPECT_EQ(split_m0, STAT(M64_KB, "split"));
+	EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
+	EXPECT_EQ(sd_p0, STAT(self->pmd_kb, "split_deferred"));
+	EXPECT_EQ(sd_m0, STAT(M64_KB, "split_deferred"));
+	EXPECT_EQ(pm_p0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
+	EXPECT_EQ(pm_m0, STAT(M64_KB, "nr_anon_partially_mapped"));
+	EXPECT_EQ(np0, VMSTAT("thp_scan_not_partial"));
+	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, fact_every_page);
+	EXPECT_DATA(pm, 0, nr_m * per_m, per_m, fact_every_page);
+	munmap(pp, nr_pmd * self->pmd);
+	munmap(pm, nr_m * per_m * self->psz);
+}
+
+/*
+ * Sparse PMD THPs and 64K mTHPs (one page of data each) moved to the other
+ * node before kthpscand got to them (minimum age 10 min) are still found
+ * there and split as underused once they are due (minimum age lowered to
+ * 1 s): the new folios were queued by the migration.
+ */
+TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
+{
+	const size_t nr_pmd = 8, nr_m = 32, per_m = 16;
+	unsigned long heads_pmd[8], heads_m[32];
+	struct ev_filter fp = { true, "split_underused" };
+	long su_p0, su_m0, split_p0, split_m0;
+	char *pp, *pm;
+	int other, t;
+
+	need_two_nodes(_metadata);
+	prepare(_metadata, self, true, false, "600000");
+	fault_pmd_and_64k(_metadata, self, nr_pmd, nr_m, one_page, &pp, &pm);
+	su_p0 = STAT(self->pmd_kb, "thp_scan_split_underused");
+	su_m0 = STAT(M64_KB, "thp_scan_split_underused");
+	split_p0 = STAT(self->pmd_kb, "split");
+	split_m0 = STAT(M64_KB, "split");
+
+	other = node_of(pp) ? 0 : 1;
+	move_and_check(_metadata, self, pp, nr_pmd, self->per, other, heads_pmd);
+	move_and_check(_metadata, self, pm, nr_m, per_m, other, heads_m);
+	/* Not split by the move. */
+	EXPECT_EQ(split_p0, STAT(self->pmd_kb, "split"));
+	EXPECT_EQ(split_m0, STAT(M64_KB, "split"));
+
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
+	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_underused") - su_p0 >= (long)nr_pmd &&
+		     STAT(M64_KB, "thp_scan_split_underused") - su_m0 >= (long)nr_m);
+	EXPECT_EQ(nr_pmd, STAT(self->pmd_kb, "thp_scan_split_underused") - su_p0)
+		TH_LOG("after %d s", t);
+	EXPECT_EQ(nr_m, STAT(M64_KB, "thp_scan_split_underused") - su_m0);
+	/* Split where they were moved to. */
+	fp.pfns = heads_pmd;
+	fp.n = nr_pmd;
+	EXPECT_EQ(nr_pmd, pfns_seen(&fp));
+	fp.pfns = heads_m;
+	fp.n = nr_m;
+	EXPECT_EQ(nr_m, pfns_seen(&fp));
+	/* Only the pages written are left; the rest map the zero page. */
+	EXPECT_EQ(nr_pmd, resident(pp, nr_pmd * self->per));
+	EXPECT_EQ(nr_m, resident(pm, nr_m * per_m));
+	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, one_page);
+	EXPECT_DATA(pm, 0, nr_m * per_m, per_m, one_page);
+	munmap(pp, nr_pmd * self->pmd);
+	munmap(pm, nr_m * per_m * self->psz);
+}
+
+/*
+ * With thp_scan off, the kernel is 6.12: migration flags every PTE-mapped
+ * mTHP it moves as partially mapped and counts it (split_deferred).
+ * Switched on, kthpscand checks each flag before anything else: the
+ * mapcounts already say the folio is mapped whole (the rmap walk is only
+ * needed when they say it is not), so the flag is dropped: counted in
+ * thp_scan_not_partial, traced as keep_not_partial,
+ * nr_anon_partially_mapped back where it was, nothing split.
+ */
+TEST_F_TIMEOUT(facts, numa_stale_flags_refuted, 300)
+{
+	const size_t nr = 32, per = 16;
+	long sd0, pm0, np0, npv0, split0, n, i;
+	unsigned long heads[32];
+	struct ev_filter f = { false, "keep_not_partial", heads, nr };
+	struct thp_scan_event *ev;
+	char *p;
+	int t;
+
+	need_two_nodes(_metadata);
+	prepare(_metadata, self, false, true, AGE_MS);
+	p = map_thp(nr * per * self->psz, self->pmd);
+	ASSERT_NE(NULL, p);
+	fill(p, 0, nr * per, self->psz, per, fact_every_page);
+	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+	sd0 = STAT(M64_KB, "split_deferred");
+	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
+	np0 = STAT(M64_KB, "thp_scan_not_partial");
+	npv0 = VMSTAT("thp_scan_not_partial");
+	split0 = STAT(M64_KB, "split");
+	move_and_check(_metadata, self, p, nr, per, node_of(p) ? 0 : 1, heads);
+	EXPECT_GE(STAT(M64_KB, "split_deferred") - sd0, (long)nr);
+	EXPECT_EQ(nr, STAT(M64_KB, "nr_anon_partially_mapped") - pm0);
+
+	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	t = WAIT_FOR(STAT(M64_KB, "thp_scan_not_partial") - np0 >= (long)nr);
+	EXPECT_EQ(nr, STAT(M64_KB, "thp_scan_not_partial") - np0) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, VMSTAT("thp_scan_not_partial") - npv0);
+	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
+	EXPECT_EQ(nr, pfns_seen(&f));
+	/* Every page of each mapped, as its mapcounts say. */
+	n = thp_scan_events(&ev);
+	for (i = 0; i < n; i++) {
+		if (!ev[i].split && pfn_in(ev[i].pfn, heads, nr) &&
+		    !strcmp(ev[i].decision, "keep_not_partial"))
+			EXPECT_EQ(per, ev[i].mapped);
+	}
+	free(ev);
+	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	EXPECT_EQ(split0, STAT(M64_KB, "split"));
+	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
+	munmap(p, nr * per * self->psz);
+}
+
+/*
+ * MADV_PAGEOUT of dense 64K mTHPs to zram, then read back, with thp_scan
+ * on and off: each mTHP is written out whole (swpout, no fallback) and
+ * read back in as one 64K folio, none split, no partially-mapped or
+ * deferred-split count (a folio in the swap cache is not flagged, as in
+ * 6.12); and with thp_scan on, kthpscand keeps the folios read back.
+ */
+TEST_F_TIMEOUT(facts, pageout_dense_mthps, 300)
+{
+	const size_t nr = 64, per = 16, len = nr * per * self->psz;
+	long out0, fb0, split0, sd0, pm0;
+	unsigned long heads[64];
+	int on;
+	char *p;
+
+	prepare(_metadata, self, false, true, AGE_MS);
+	zram_swap(_metadata, self, "64M");
+	for (on = 1; on >= 0; on--) {
+		ASSERT_EQ(0, put(THP_SCAN "enabled", on ? "1" : "0"));
+		p = map_thp(len, self->pmd);
+		ASSERT_NE(NULL, p);
+		fill(p, 0, nr * per, self->psz, per, fact_every_page);
+		ASSERT_EQ(nr, whole_folios(p, nr, per));
+		out0 = STAT(M64_KB, "swpout");
+		fb0 = STAT(M64_KB, "swpout_fallback");
+		split0 = STAT(M64_KB, "split");
+		sd0 = STAT(M64_KB, "split_deferred");
+		pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
+
+		ASSERT_EQ(0, madvise(p, len, MADV_PAGEOUT));
+		EXPECT_EQ(nr * per, swapped(p, nr * per, self->psz)) TH_LOG("thp_scan %d", on);
+		EXPECT_EQ(nr, STAT(M64_KB, "swpout") - out0);
+		EXPECT_EQ(fb0, STAT(M64_KB, "swpout_fallback"));
+		EXPECT_EQ(split0, STAT(M64_KB, "split"));
+		EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
+		EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
+
+		/* Read back: every byte, and each mTHP swapped in whole. */
+		EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
+		EXPECT_EQ(nr, whole_folios(p, nr, per)) TH_LOG("thp_scan %d", on);
+		ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+		if (on) {
+			expect_decided(_metadata, heads, nr, "keep_used");
+			EXPECT_EQ(nr, whole_folios(p, nr, per));
+		}
+		EXPECT_EQ(split0, STAT(M64_KB, "split"));
+		EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
+		EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
+		EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
+		munmap(p, len);
+	}
+}
+
+/*
+ * A partial unmap: each of @nr folios of the PMD size or 64K loses pages
+ * [@from, @to) (munmap or MADV_DONTNEED).  kthpscand confirms the partial
+ * mapping with the rmap walk and splits each to @new_order, the largest
+ * order at which every aligned block is mapped whole or not at all: the
+ * unmapped part is freed (memcg), the mapped part stays in folios of
+ * @new_order (kpageflags), counted at that size (thp_scan_split_to) and
+ * traced (new_order).
+ */
+struct partial {
+	bool pmd;
+	bool dontneed;
+	size_t from, to;	/* pages of the folio (of 512 for the PMD size) */
+	unsigned int new_order;	/* (for a PMD size of 512 pages) */
+};
+
+static void partial_unmap(struct __test_metadata *_metadata,
+			  struct _test_data_facts *self,
+			  const struct partial *c, size_t nr)
+{
+	const size_t per = c->pmd ? self->per : 16;
+	/* Pages given for 512-page THPs scale with the PMD size. */
+	const size_t from = c->pmd ? c->from * per / 512 : c->from;
+	const size_t to = c->pmd ? c->to * per / 512 : c->to;
+	const unsigned int order = __builtin_ctzl(per);
+	const unsigned int new_order = c->pmd ? c->new_order + order - 9 : c->new_order;
+	const size_t fsz = per * self->psz, taken = to - from, bpages = 1UL << new_order;
+	const unsigned long kb = fsz >> 10, new_kb = (bpages * self->psz) >> 10;
+	long sp0, sd0, to0 = 0, tom0, tds0, mem0, rss0, mem1;
+	unsigned long *heads = calloc(nr, sizeof(*heads));
+	size_t i, b, whole = 0, blocks = 0;
+	char *p;
+	int t;
+
+	ASSERT_NE(NULL, heads);
+	set_sizes(self, c->pmd, !c->pmd);
+	p = map_thp(nr * fsz, self->pmd);
+	ASSERT_NE(NULL, p);
+	fill(p, 0, nr * per, self->psz, per, fact_every_page);
+	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	sp0 = STAT(kb, "thp_scan_split_partial");
+	sd0 = STAT(kb, "split_deferred");
+	tds0 = VMSTAT("thp_deferred_split_page");
+	if (new_order >= 2)
+		to0 = STAT(new_kb, "thp_scan_split_to");
+	tom0 = VMSTAT("thp_scan_split_to_mthp");
+	mem0 = MEMCG();
+	rss0 = rss_anon();
+	ASSERT_EQ(0, clear_trace());
+
+	for (i = 0; i < nr; i++) {
+		char *a = p + i * fsz + from * self->psz;
+		int err = c->dontneed ? madvise(a, taken * self->psz, MADV_DONTNEED) :
+					munmap(a, taken * self->psz);
+
+		ASSERT_EQ(0, err);
+	}
+	/* Rss drops at once; the memcg is uncharged when the folios are split. */
+	EXPECT_EQ((long)(nr * taken * self->psz >> 10), rss0 - (long)rss_anon());
+	t = WAIT_FOR(STAT(kb, "thp_scan_split_partial") - sp0 >= (long)nr);
+	EXPECT_EQ(nr, STAT(kb, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
+	/* A confirmed partial mapping, counted as 6.12 counts one. */
+	EXPECT_EQ(nr, STAT(kb, "split_deferred") - sd0);
+	EXPECT_EQ(c->pmd ? (long)nr : 0, VMSTAT("thp_deferred_split_page") - tds0);
+	if (new_order >= 2) {
+		EXPECT_EQ(nr, STAT(new_kb, "thp_scan_split_to") - to0);
+		EXPECT_EQ(nr, VMSTAT("thp_scan_split_to_mthp") - tom0);
+	} else {
+		EXPECT_EQ(tom0, VMSTAT("thp_scan_split_to_mthp"));
+	}
+	mem1 = MEMCG();
+	EXPECT_GE(mem0 - mem1, (long)(nr * taken * self->psz))
+		TH_LOG("memory.current %ld -> %ld", mem0, mem1);
+
+	/* Traced: the walk saw what is mapped, the split chose the order. */
+	expect_split_partial(_metadata, heads, nr, order, per - taken, new_order);
+
+	/* Every block still mapped is one folio of the new order. */
+	for (i = 0; i < nr; i++)
+		for (b = 0; b < per; b += bpages) {
+			if (b >= from && b < to)
+				continue;
+			blocks++;
+			whole += whole_folios(p + i * fsz + b * self->psz, 1, bpages) == 1;
+		}
+	EXPECT_EQ(blocks, whole);
+	EXPECT_TRUE(new_order < 2 || (flags_at(p) & (1ULL << KPF_THP)));
+
+	for (i = 0; i < nr; i++) {
+		EXPECT_DATA(p, i * per, i * per + from, per, fact_every_page);
+		EXPECT_DATA(p, i * per + to, (i + 1) * per, per, fact_every_page);
+		if (c->dontneed) {
+			char *zero = calloc(taken, self->psz);
+
+			ASSERT_NE(NULL, zero);
+			EXPECT_EQ(0, memcmp(p + (i * per + from) * self->psz, zero,
+					    taken * self->psz));
+			free(zero);
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		munmap(p + i * fsz, from * self->psz);
+		munmap(p + i * fsz + to * self->psz, (per - to) * self->psz);
+		if (c->dontneed)
+			munmap(p + i * fsz + from * self->psz, taken * self->psz);
+	}
+	free(heads);
+}
+
+/*
+ * munmap of the second half of PMD THPs: split to THPs of half the PMD
+ * size (order 8 with 4K pages); of pages 5-15 of 64K mTHPs: page 4 alone
+ * in its 16K block, so nothing larger fits: split to base pages.
+ */
+TEST_F_TIMEOUT(facts, partial_munmap, 300)
+{
+	static const struct partial half_pmd = { true, false, 256, 512, 8 };
+	static const struct partial m64_5_16 = { false, false, 5, 16, 0 };
+
+	prepare(_metadata, self, true, false, AGE_MS);
+	partial_unmap(_metadata, self, &half_pmd, 2);
+	partial_unmap(_metadata, self, &m64_5_16, 8);
+}
+
+/*
+ * MADV_DONTNEED of the last quarter of PMD THPs (split to order 7), of a
+ * hole in the middle (pages 128-191: order 6 fits around it), and of the
+ * last quarter of 64K mTHPs (order 2, 16K).
+ */
+TEST_F_TIMEOUT(facts, partial_dontneed, 300)
+{
+	static const struct partial quarter_pmd = { true, true, 384, 512, 7 };
+	static const struct partial hole_pmd = { true, true, 128, 192, 6 };
+	static const struct partial quarter_m64 = { false, true, 12, 16, 2 };
+
+	prepare(_metadata, self, true, false, AGE_MS);
+	partial_unmap(_metadata, self, &quarter_pmd, 2);
+	partial_unmap(_metadata, self, &hole_pmd, 2);
+	partial_unmap(_metadata, self, &quarter_m64, 8);
+}
+
+/*
+ * PMD THPs split across two VMAs by mprotect() of their second half, then
+ * unmapped whole by one munmap(), which goes VMA by VMA.  With thp_scan
+ * off, 6.12 flags and counts each THP as partially mapped half way through
+ * (split_deferred +1 each: the test's control).  With thp_scan on,
+ * kthpscand first sees each mapped whole through its two VMAs and keeps
+ * it; after the munmap nothing is split and no deferred split is counted.
+ */
+TEST_F_TIMEOUT(facts, mprotect_two_vmas_unmapped_whole, 300)
+{
+	const size_t nr = 16, per = self->per;
+	long split0, tsp0, sd0, tds0, sp0, pm0, mem0;
+	unsigned long heads[16];
+	size_t i;
+	int on;
+	char *p;
+
+	prepare(_metadata, self, true, false, AGE_MS);
+	for (on = 0; on <= 1; on++) {
+		ASSERT_EQ(0, put(THP_SCAN "enabled", on ? "1" : "0"));
+		p = map_thp(nr * self->pmd, self->pmd);
+		ASSERT_NE(NULL, p);
+		fill(p, 0, nr * per, self->psz, per, fact_every_page);
+		ASSERT_EQ(nr, whole_folios(p, nr, per));
+		ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+		ASSERT_EQ(0, clear_trace());
+		for (i = 0; i < nr; i++)
+			ASSERT_EQ(0, mprotect(p + i * self->pmd + self->pmd / 2,
+					      self->pmd / 2, PROT_READ));
+		/* Mapped by PTEs now, through two VMAs, every page. */
+		EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+		EXPECT_EQ(nr, whole_folios(p, nr, per));
+		EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
+		pm0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
+		if (on)
+			expect_decided(_metadata, heads, nr, "keep_used");
+		split0 = STAT(self->pmd_kb, "split");
+		tsp0 = VMSTAT("thp_split_page");
+		sd0 = STAT(self->pmd_kb, "split_deferred");
+		tds0 = VMSTAT("thp_deferred_split_page");
+		sp0 = STAT(self->pmd_kb, "thp_scan_split_partial");
+		mem0 = MEMCG();
+
+		ASSERT_EQ(0, munmap(p, nr * self->pmd));
+		EXPECT_LE(MEMCG(), mem0 - (long)(nr * self->pmd));
+		EXPECT_EQ(pm0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
+		EXPECT_EQ(on ? 0 : (long)nr, STAT(self->pmd_kb, "split_deferred") - sd0)
+			TH_LOG("thp_scan %d", on);
+		EXPECT_EQ(on ? 0 : (long)nr, VMSTAT("thp_deferred_split_page") - tds0);
+		EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
+		EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
+		EXPECT_EQ(sp0, STAT(self->pmd_kb, "thp_scan_split_partial"));
+	}
+}
+
+/* Field @n (from 0) of /sys/block/zram0/io_stat; -1 if it cannot be read. */
+static long zram_io_stat(int n)
+{
+	char buf[256], *s = buf;
+	long v = -1;
+
+	if (get(ZRAM "io_stat", buf, sizeof(buf)))
+		return -1;
+	while (n-- >= 0)
+		v = strtol(s, &s, 10);
+	return v;
+}
+
+/*
+ * A large folio in the swap cache mapped again only in part, which no
+ * unmap ever flags, as a program that swapped out and came back gets it:
+ * 64K mTHPs are swapped out by MADV_PAGEOUT, but their writes to zram
+ * fail (its mem_limit at one page), so each stays in the swap cache,
+ * unmapped, as after any failed or unfinished swap write; the second half
+ * of each range is MADV_DONTNEED'ed and the first half read back from the
+ * swap cache.  kthpscand finds each partially mapped from its mapcounts,
+ * the walk confirms it, and it is split (to base pages: 6.12 splits a
+ * folio in the swap cache only to order 0); the unmapped half is freed.
+ *
+ * (A pipe holding a page by vmsplice() does not keep a large folio in the
+ * swap cache: shrink_folio_list() does not swap a large folio out at all
+ * while can_split_folio() sees an extra reference.)
+ */
+TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
+{
+	const size_t nr = 16, per = 16, half = per / 2, len = nr * per * self->psz;
+	long sp0, sd0, pm0, out0, sc0, fail0, mem0, mem1;
+	unsigned long heads[16], pfn;
+	size_t i;
+	char *p;
+	int t;
+
+	/* kthpscand keeps off until the folios are half mapped again. */
+	prepare(_metadata, self, false, true, "600000");
+	zram_swap(_metadata, self, "64M");
+	ASSERT_EQ(0, put(ZRAM "mem_limit", "4096"));
+	p = map_thp(len, self->pmd);
+	ASSERT_NE(NULL, p);
+	fill(p, 0, nr * per, self->psz, per, fact_every_page);
+	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	sp0 = STAT(M64_KB, "thp_scan_split_partial");
+	sd0 = STAT(M64_KB, "split_deferred");
+	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
+	out0 = STAT(M64_KB, "swpout");
+	sc0 = MEMINFO_KB("SwapCached:");
+	fail0 = zram_io_stat(1);
+	ASSERT_GE(fail0, 0);
+
+	ASSERT_EQ(0, madvise(p, len, MADV_PAGEOUT));
+	/* Added to the swap cache and unmapped whole, the writes failed. */
+	EXPECT_EQ(nr * per, swapped(p, nr * per, self->psz));
+	EXPECT_EQ(nr, STAT(M64_KB, "swpout") - out0);
+	EXPECT_EQ(nr, zram_io_stat(1) - fail0);
+	EXPECT_GE(MEMINFO_KB("SwapCached:") - sc0, (long)(nr * M64_KB));
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(0, madvise(p + (i * per + half) * self->psz,
+				     half * self->psz, MADV_DONTNEED));
+	for (i = 0; i < nr; i++)
+		EXPECT_DATA(p, i * per, i * per + half, per, fact_every_page);
+	/* The same folios, half mapped again, never flagged. */
+	for (i = 0; i < nr; i++) {
+		ASSERT_EQ(0, pagemap_pfns(p + i * per * self->psz, 1, &pfn));
+		EXPECT_EQ(heads[i], pfn) TH_LOG("folio %zu", i);
+	}
+	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
+	EXPECT_EQ(sp0, STAT(M64_KB, "thp_scan_split_partial"));
+
+	ASSERT_EQ(0, clear_trace());
+	mem0 = MEMCG();
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
+	t = WAIT_FOR(STAT(M64_KB, "thp_scan_split_partial") - sp0 >= (long)nr);
+	mem1 = MEMCG();
+	EXPECT_EQ(nr, STAT(M64_KB, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, STAT(M64_KB, "split_deferred") - sd0);
+	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
+	/* In the swap cache: to base pages only. */
+	expect_split_partial(_metadata, heads, nr, self->order_64k, half, 0);
+	/* The unmapped halves are freed. */
+	EXPECT_GE(mem0 - mem1, (long)(nr * half * self->psz))
+		TH_LOG("memory.current %ld -> %ld", mem0, mem1);
+	for (i = 0; i < nr; i++) {
+		EXPECT_DATA(p, i * per, i * per + half, per, fact_every_page);
+		EXPECT_EQ(1, whole_folios(p + i * per * self->psz, 1, 1));
+	}
+	munmap(p, len);
+}
+
+/*
+ * fork(): the child unmaps the second half of each shared PMD THP.  While
+ * the parent maps them whole (by PMD), kthpscand looks at them and keeps
+ * them, nothing flagged; once the parent unmaps them, each is split to
+ * half the PMD size (what the child still maps) and the other half freed.
+ * The child checks its half: one folio of half the PMD size, every byte.
+ */
+TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
+{
+	const size_t nr = 4, per = self->per, half = per / 2;
+	const unsigned long half_kb = self->pmd_kb / 2;
+	long split0, sp0, sd0, pm0, to0, mem0, mem1;
+	int to_child[2], to_parent[2], status, t;
+	pid_t child;
+	unsigned long heads[4];
+	char c = 0;
+	size_t i;
+	char *p;
+
+	prepare(_metadata, self, true, false, AGE_MS);
+	p = map_thp(nr * self->pmd, self->pmd);
+	ASSERT_NE(NULL, p);
+	fill(p, 0, nr * per, self->psz, per, fact_every_page);
+	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	/* self is shared with the child: only the parent writes it. */
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		char ok = 0;
+
+		for (i = 0; i < nr; i++)
+			if (munmap(p + i * self->pmd + self->pmd / 2, self->pmd / 2))
+				_exit(1);
+		if (write(to_parent[1], "u", 1) != 1 || read(to_child[0], &c, 1) != 1)
+			_exit(2);
+		/* Split: what is left is one folio of half the size, same pages. */
+		for (i = 0; i < nr; i++) {
+			unsigned long pfn;
+
+			if (whole_folios(p + i * self->pmd, 1, half) != 1)
+				ok |= 4;
+			if (pagemap_pfns(p + i * self->pmd, 1, &pfn) || pfn != heads[i])
+				ok |= 8;
+			if (check(p, i * per, i * per + half, self->psz, per, fact_every_page) != -1)
+				ok |= 16;
+		}
+		if (write(to_parent[1], &ok, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	self->child = child;
+	ASSERT_EQ(1, read(to_parent[0], &c, 1));
+	ASSERT_EQ('u', c);
+	ASSERT_EQ(0, clear_trace());
+	split0 = STAT(self->pmd_kb, "split");
+	sp0 = STAT(self->pmd_kb, "thp_scan_split_partial");
+	sd0 = STAT(self->pmd_kb, "split_deferred");
+	pm0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
+	to0 = STAT(half_kb, "thp_scan_split_to");
+	expect_decided(_metadata, heads, nr, "keep_used");
+	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
+	EXPECT_EQ(pm0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
+	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
+	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
+
+	mem0 = MEMCG();
+	ASSERT_EQ(0, munmap(p, nr * self->pmd));
+	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_partial") - sp0 >= (long)nr);
+	EXPECT_EQ(nr, STAT(self->pmd_kb, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, STAT(self->pmd_kb, "split_deferred") - sd0);
+	EXPECT_EQ(nr, STAT(half_kb, "thp_scan_split_to") - to0);
+	mem1 = MEMCG();
+	EXPECT_GE(mem0 - mem1, (long)(nr * self->pmd / 2))
+		TH_LOG("memory.current %ld -> %ld", mem0, mem1);
+	expect_split_partial(_metadata, heads, nr, self->order_pmd, half,
+			     self->order_pmd - 1);
+
+	ASSERT_EQ(1, write(to_child[1], "c", 1));
+	ASSERT_EQ(1, read(to_parent[0], &c, 1));
+	EXPECT_EQ(0, c) TH_LOG("child's check: %#x", c);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	self->child = 0;
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+}
+
+/*
+ * mlocked sparse PMD THPs (one page of data each) stay whole for 60 s
+ * although kthpscand looks at them in every round, once a second (the
+ * minimum age lowered to 500 ms for that): each look is keep_mlocked
+ * without a zero scan, no split, and a khugepaged at its fastest
+ * collapses nothing there.  The control: munlocked, the same THPs are
+ * split as underused.
+ */
+TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
+{
+	const size_t nr = 8, per = self->per, len = nr * self->pmd;
+	long split0, tsp0, su0, km0, kmv0, coll0, full0, looks, secs, n, j;
+	struct thp_settings s;
+	unsigned long heads[8];
+	struct thp_scan_event *ev;
+	double start;
+	char *p;
+	int t;
+
+	prepare(_metadata, self, true, false, "500");
+	fact_thp_settings(self, true, false, &s);
+	s.khugepaged.max_ptes_none = per - 1;
+	s.khugepaged.scan_sleep_millisecs = 10;
+	s.khugepaged.alloc_sleep_millisecs = 10;
+	s.khugepaged.pages_to_scan = per * 64;
+	thp_write_settings(&s);
+
+	p = map_thp(len, self->pmd);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mlock(p, len));
+	fill(p, 0, nr * per, self->psz, per, one_page);
+	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	split0 = STAT(self->pmd_kb, "split");
+	su0 = STAT(self->pmd_kb, "thp_scan_split_underused");
+	km0 = STAT(self->pmd_kb, "thp_scan_keep_mlocked");
+	kmv0 = VMSTAT("thp_scan_keep_mlocked");
+	tsp0 = VMSTAT("thp_split_page");
+	coll0 = VMSTAT("thp_collapse_alloc");
+	full0 = counter(_metadata, KHUGEPAGED "full_scans", NULL);
+	ASSERT_EQ(0, clear_trace());
+
+	/* 60 s, and many looks at each THP (bounded: 3 min). */
+	start = now();
+	t = WAIT_FOR((now() - start >= 60 &&
+		      STAT(self->pmd_kb, "thp_scan_keep_mlocked") - km0 >= (long)(10 * nr)) ||
+		     now() - start >= 180);
+	looks = STAT(self->pmd_kb, "thp_scan_keep_mlocked") - km0;
+	secs = now() - start;
+	ksft_print_msg("%ld looks at %zu mlocked THPs in %ld s\n", looks, nr, secs);
+	EXPECT_GE(secs, 60);
+	EXPECT_GE(looks, (long)(10 * nr)) TH_LOG("after %d s", t);
+	EXPECT_GE(VMSTAT("thp_scan_keep_mlocked") - kmv0, looks);
+	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
+	EXPECT_EQ(su0, STAT(self->pmd_kb, "thp_scan_split_underused"));
+	EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
+	EXPECT_EQ(coll0, VMSTAT("thp_collapse_alloc"));
+	EXPECT_GT(counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
+	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
+	/* Every look at them: keep_mlocked, no page zero-scanned. */
+	n = thp_scan_events(&ev);
+	for (j = 0; j < n; j++) {
+		if (ev[j].split || !pfn_in(ev[j].pfn, heads, nr))
+			continue;
+		EXPECT_STREQ("keep_mlocked", ev[j].decision);
+		EXPECT_EQ(0, ev[j].scanned);
+	}
+	free(ev);
+	EXPECT_DATA(p, 0, nr * per, per, one_page);
+
+	/* The control: munlocked, they are split as underused. */
+	ASSERT_EQ(0, munlock(p, len));
+	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_underused") - su0 >= (long)nr);
+	EXPECT_EQ(nr, STAT(self->pmd_kb, "thp_scan_split_underused") - su0) TH_LOG("after %d s", t);
+	EXPECT_EQ((long)(nr * self->psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_DATA(p, 0, nr * per, per, one_page);
+	munmap(p, len);
+}
+
+/*
+ * A long-term pinned, mostly zero PMD THP (PIN_LONGTERM_TEST_START of one
+ * of its pages through /sys/kernel/debug/gup_test, as RDMA or VFIO pin
+ * buffers): kthpscand keeps it as pinned without a zero scan or a walk
+ * (thp_scan_pages_scanned flat), looks at it at most once per minimum age
+ * (2 s here), and does not split it; unpinned, it is split as underused.
+ */
+TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
+{
+	const size_t per = self->per;
+	const long age_ms = 2000;
+	struct pin_longterm_test pin = { 0 };
+	long scanned0, kp0, kpv0, su0, split0, n, j, looks = 0;
+	struct thp_scan_event *ev;
+	unsigned long head;
+	struct ev_filter f = { true, "split_underused", &head, 1 };
+	double last = -1;
+	char *p, *buf, *want;
+	uint64_t user;
+	int fd, t;
+
+	prepare(_metadata, self, true, false, "2000");
+	ASSERT_EQ(0, access(GUP_TEST, F_OK)) TH_LOG("needs CONFIG_GUP_TEST");
+	fd = open(GUP_TEST, O_RDWR);
+	ASSERT_GE(fd, 0);
+	p = map_thp(self->pmd, self->pmd);
+	ASSERT_NE(NULL, p);
+	fill(p, 0, per, self->psz, per, one_page);
+	ASSERT_EQ(1, whole_folios(p, 1, per));
+	ASSERT_EQ(0, head_pfns(p, 1, per, self->psz, &head));
+	pin.addr = (uintptr_t)(p + 7 * self->psz);
+	pin.size = self->psz;
+	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_START, &pin));
+	/* The pin holds page 7 of the THP: its data. */
+	buf = malloc(self->psz);
+	want = malloc(self->psz);
+	ASSERT_TRUE(buf && want);
+	user = (uintptr_t)buf;
+	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_READ, &user));
+	page_data(want, self->psz, 7);
+	EXPECT_EQ(0, memcmp(buf, want, self->psz));
+
+	scanned0 = VMSTAT("thp_scan_pages_scanned");
+	kp0 = STAT(self->pmd_kb, "thp_scan_keep_pinned");
+	kpv0 = VMSTAT("thp_scan_keep_pinned");
+	su0 = STAT(self->pmd_kb, "thp_scan_split_underused");
+	split0 = STAT(self->pmd_kb, "split");
+	ASSERT_EQ(0, clear_trace());
+	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0 >= 4);
+	EXPECT_GE(STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0, 4) TH_LOG("after %d s", t);
+	EXPECT_EQ(scanned0, VMSTAT("thp_scan_pages_scanned"));
+	n = thp_scan_events(&ev);
+	for (j = 0; j < n; j++) {
+		if (ev[j].split || ev[j].pfn != head)
+			continue;
+		EXPECT_STREQ("keep_pinned", ev[j].decision);
+		EXPECT_EQ(0, ev[j].scanned);
+		/* At most once per minimum age (a jiffy's rounding aside). */
+		if (last >= 0) {
+			EXPECT_GE((long)((ev[j].ts - last) * 1000), age_ms * 95 / 100)
+				TH_LOG("looks %.3f s apart", ev[j].ts - last);
+		}
+		last = ev[j].ts;
+		looks++;
+	}
+	free(ev);
+	EXPECT_EQ(STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0, looks);
+	EXPECT_EQ(VMSTAT("thp_scan_keep_pinned") - kpv0, looks);
+	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
+	EXPECT_EQ(su0, STAT(self->pmd_kb, "thp_scan_split_underused"));
+	EXPECT_EQ(1, whole_folios(p, 1, per));
+	EXPECT_EQ((long)self->pmd_kb, smaps_kb(p, "AnonHugePages:"));
+
+	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_STOP));
+	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_underused") - su0 >= 1);
+	EXPECT_EQ(1, STAT(self->pmd_kb, "thp_scan_split_underused") - su0) TH_LOG("after %d s", t);
+	EXPECT_EQ(1, events(&f));
+	EXPECT_EQ((long)(self->psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_DATA(p, 0, per, per, one_page);
+	close(fd);
+	free(buf);
+	free(want);
+	munmap(p, self->pmd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kthpscand is fair and does not sleep on due work, counted in rounds
+ * and decisions, not timed:
+ *
+ * - a memcg created after one full of dense THPs, which would use every
+ *   round, still gets its sparse THPs split within a few rounds: a round
+ *   resumes where the last one ran out of budget;
+ * - sparse PMD THPs queued beside a dense 64K mTHP are split round after
+ *   round, all before the mTHP is due again: an order left at its share
+ *   of a round with folios due makes the round busy;
+ * - a THP made partially mapped while kthpscand sleeps until a folio is
+ *   due in a minute wakes it, and is split in the next rounds.
+ *
+ * Every byte of user data is checked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
+
+#define CG_A "thp_scan_fair_a"
+#define CG_B "thp_scan_fair_b"
+
+/* A child that holds THPs in a memcg until told to check them. */
+struct thp_child {
+	pid_t pid;
+	int go;		/* write a byte: check every byte, exit 0 if intact */
+};
+
+FIXTURE(fair) {
+	struct thp_sizes z;
+	int kpid;
+	struct thp_child child[2];
+};
+
+FIXTURE_SETUP(fair)
+{
+	memset(self->child, 0, sizeof(self->child));
+	thp_scan_setup(_metadata, &self->z, NULL);
+	self->kpid = kthpscand_pid();
+	ASSERT_GT(self->kpid, 0);
+}
+
+FIXTURE_TEARDOWN(fair)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (self->child[i].pid > 0) {
+			kill(self->child[i].pid, SIGKILL);
+			waitpid(self->child[i].pid, NULL, 0);
+			close(self->child[i].go);
+		}
+	}
+	thp_scan_teardown();
+}
+
+/* @nr PMD THPs with every page written; NULL if they cannot be mapped. */
+static char *dense_thps(const struct thp_sizes *z, size_t nr)
+{
+	char *p = map_aligned(nr * z->pmd, z->pmd);
+	size_t i;
+
+	for (i = 0; p && i < nr * z->per; i++)
+		fill_page(p, i, z->psz);
+	return p;
+}
+
+/*
+ * Start a child in memcg @cg (created here) holding @nr PMD THPs, sparse
+ * (sparse_thps()) or dense; returns once they are made, 0 or -1.
+ */
+static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
+		       bool sparse, struct thp_child *c)
+{
+	int ready[2], go[2];
+	char path[128], pid[16], b = 1;
+
+	snprintf(path, sizeof(path), CG "%s", cg);
+	if ((mkdir(path, 0755) && errno != EEXIST) || pipe(ready) || pipe(go))
+		return -1;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (!c->pid) {
+		size_t per = z->per;
+		char *p;
+		long bad;
+
+		snprintf(path, sizeof(path), CG "%s/cgroup.procs", cg);
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (put(path, pid))
+			_exit(2);
+		p = sparse ? sparse_thps(z, nr) : dense_thps(z, nr);
+		if (!p || !check_huge_anon(p, nr, z->pmd))
+			_exit(3);
+		if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
+			_exit(4);
+		bad = check_pages(p, nr * per, z->psz,
+				  sparse ? one_per_folio : every_page, (void *)&per);
+		_exit(bad == -1 ? 0 : 5);
+	}
+	close(ready[1]);
+	close(go[0]);
+	c->go = go[1];
+	if (read(ready[0], &b, 1) != 1) {
+		close(ready[0]);
+		return -1;
+	}
+	close(ready[0]);
+	return 0;
+}
+
+/* Tell @c to check its THPs; its exit status (0: every byte intact). */
+static int check_child(struct thp_child *c)
+{
+	char b = 1;
+	int status;
+
+	if (write(c->go, &b, 1) != 1 || waitpid(c->pid, &status, 0) != c->pid)
+		return -1;
+	c->pid = 0;
+	close(c->go);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Memcg A, created first, holds 32 dense THPs; with no minimum age and a
+ * round's budget of four dense THPs (53 units each: the folio and 52
+ * subpages scanned), A alone would use every round, kept folios being
+ * due again at once.  Memcg B, created after A, holds 4 sparse THPs: a
+ * round resumes after the queue that spent the last one's budget, so B
+ * gets a turn at least every other round, one THP a turn (a split costs
+ * more than a round's budget).  Bound: 16 rounds for 4 THPs.
+ */
+TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
+{
+	const long dense_cost = 1 + self->z.per - self->z.per * 90 / 100;
+	long rounds0, split0, dense0;
+	struct trace_count c;
+	char buf[32];
+
+	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	snprintf(buf, sizeof(buf), "%ld", 4 * dense_cost);
+	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", buf));
+	ASSERT_EQ(0, start_child(&self->z, CG_A, 32, false, &self->child[0]));
+	/* A is scanned, round after round. */
+	dense0 = vm_counter(_metadata, "thp_scan_scanned");
+	ASSERT_TRUE(POLL(keyed("/proc/vmstat", "thp_scan_scanned") - dense0 >= 64, 30));
+
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
+	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, start_child(&self->z, CG_B, 4, true, &self->child[1]));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= 4 ||
+			 keyed("/proc/vmstat", "thp_scan_rounds") - rounds0 > 16, 60));
+	EXPECT_EQ(4, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0)
+		TH_LOG("after %ld rounds", vm_counter(_metadata, "thp_scan_rounds") - rounds0);
+	EXPECT_LE(vm_counter(_metadata, "thp_scan_rounds") - rounds0, 16);
+	/* A's THPs were judged all along (four a turn), and kept. */
+	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
+	EXPECT_GE(c.decisions, 4);
+	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	EXPECT_EQ(4, c.splits);
+	EXPECT_EQ(0, check_child(&self->child[1])) TH_LOG("B's data");
+	EXPECT_EQ(0, check_child(&self->child[0])) TH_LOG("A's data");
+}
+
+/*
+ * A dense 64K mTHP and 12 sparse PMD THPs, all due together (minimum age
+ * 3 s), a round's budget of about three sparse THPs (978 units each:
+ * the folio, 462 subpages scanned, a walk of one PMD, the split of 512),
+ * of which the PMD order may use two thirds while the 64K one waits.
+ * After the first round the mTHP is kept and not due for 3 s, while the
+ * PMD order was left at its share with THPs due: the round is busy and
+ * the next comes scan_sleep_millisecs later.  So every sparse THP is
+ * split before the mTHP is looked at again: one keep_used for it.
+ */
+TEST_F_TIMEOUT(fair, order_left_due_is_busy, 60)
+{
+	const unsigned long mkb = 64;
+	const size_t nr = 12, mper = mkb * 1024 / self->z.psz;
+	const int morder = __builtin_ctzl(mper);
+	long split0, bad;
+	struct trace_count c;
+	char path[128], *m, *p;
+	size_t i, per = self->z.per;
+
+	ASSERT_EQ(mper * self->z.psz, mkb * 1024);
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
+	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", "3000"));
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", mkb);
+	ASSERT_EQ(0, put(path, "always"));
+	m = map_aligned(mkb * 1024, mkb * 1024);
+	ASSERT_NE(NULL, m);
+	for (i = 0; i < mper; i++)
+		fill_page(m, i, self->z.psz);
+	ASSERT_EQ(1, count_thps(m, 1, mkb * 1024));
+	ASSERT_EQ(0, put(path, "never"));
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	p = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >=
+			 (long)nr, 30));
+	count_trace(morder, "keep_used", self->kpid, &c);
+	EXPECT_EQ(1, c.decisions)
+		TH_LOG("the mTHP looked at again before the sparse THPs were done");
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(1, count_thps(m, 1, mkb * 1024));
+	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);
+	bad = check_pages(m, mper, self->z.psz, every_page, NULL);
+	EXPECT_EQ(-1, bad) TH_LOG("mTHP page %ld differs", bad);
+	munmap(p, nr * self->z.pmd);
+	munmap(m, mkb * 1024);
+}
+
+/*
+ * A minimum age of a minute and a dense THP queued: kthpscand sleeps
+ * until that THP is due.  Half of another THP given back with
+ * MADV_DONTNEED flags it partially mapped, which wakes kthpscand: the
+ * THP is split within three rounds (the one the wake-up starts, in which
+ * it is not due yet, then one each scan_sleep_millisecs), long before
+ * the dense one is due (never judged here).
+ */
+TEST_F_TIMEOUT(fair, partial_ends_timed_sleep, 60)
+{
+	long rounds0, split0, bad;
+	struct trace_count c;
+	char *dense, *p;
+	size_t per = self->z.per;
+
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "60000"));
+	dense = dense_thps(&self->z, 1);
+	ASSERT_NE(NULL, dense);
+	p = dense_thps(&self->z, 1);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
+	wait_kthpscand_idle(_metadata, self->kpid);
+	EXPECT_EQ('S', task_state(self->kpid));
+
+	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial");
+	ASSERT_EQ(0, madvise(p + self->z.pmd / 2, self->z.pmd / 2, MADV_DONTNEED));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_partial") - split0 >= 1, 30));
+	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial") - split0);
+	EXPECT_LE(vm_counter(_metadata, "thp_scan_rounds") - rounds0, 3);
+	count_trace(self->z.order_pmd, "keep_used", 0, &c);
+	EXPECT_EQ(0, c.decisions) TH_LOG("the dense THP, not due, was judged");
+	/* Half mapped: the mapped half stays huge, a 1M THP (4K pages). */
+	count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
+	EXPECT_EQ(1, c.splits);
+	bad = check_pages(p, per, self->z.psz, first_half, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	bad = check_pages(dense, per, self->z.psz, every_page, NULL);
+	EXPECT_EQ(-1, bad) TH_LOG("dense page %ld differs", bad);
+	munmap(p, self->z.pmd);
+	munmap(dense, self->z.pmd);
+}
+
+THP_SCAN_HARNESS_MAIN

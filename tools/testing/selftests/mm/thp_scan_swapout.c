@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Split at swap-out (thp_scan/split_on_swapout), with swap on zram, in
+ * each of its three modes: the zero-filled subpages of a sparse THP cost
+ * no swap and no I/O when it is split first ("underused", "always"), and
+ * are written with it otherwise ("never"); a dense THP is still swapped
+ * out as one large folio in "underused" mode; MADV_PAGEOUT saves the
+ * same; and every byte reads back after swap-in.  kthpscand and the
+ * deferred split shrinker are held off (a day's minimum age,
+ * shrink_underused=0), so that reclaim alone decides.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
+
+#define CG_NAME "thp_scan_swapout"
+#define CG_T CG CG_NAME "/"
+#define NR_SPARSE 8		/* sparse PMD THPs */
+#define NR_MSPARSE 32		/* sparse 64K mTHPs */
+#define NR_DENSE 4		/* dense PMD THPs */
+#define MKB 64UL
+/*
+ * Pages of the child's own (stack, data) that reclaim may swap out too,
+ * besides the THPs: an allowance, not a count.
+ */
+#define OTHER_PAGES 128
+
+FIXTURE(swapout) {
+	struct thp_sizes z;
+	pid_t child;
+	int go;
+};
+
+FIXTURE_VARIANT(swapout) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(swapout, never) { .mode = "never" };
+FIXTURE_VARIANT_ADD(swapout, underused) { .mode = "underused" };
+FIXTURE_VARIANT_ADD(swapout, always) { .mode = "always" };
+
+FIXTURE_SETUP(swapout)
+{
+	char path[128];
+
+	self->child = 0;
+	thp_scan_setup(_metadata, &self->z, NULL);
+	ASSERT_EQ(MKB * 1024, 16 * self->z.psz) TH_LOG("no 16-page 64K THP size");
+	ASSERT_EQ(0, put(THP_SCAN "split_on_swapout", variant->mode));
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "86400000"));
+	ASSERT_EQ(0, put(THP "shrink_underused", "0"));
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", MKB);
+	ASSERT_EQ(0, put(path, "always"));
+	ASSERT_EQ(0, put(ZRAM "disksize", "256M"));
+	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
+	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
+}
+
+FIXTURE_TEARDOWN(swapout)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+		close(self->go);
+	}
+	thp_scan_teardown();
+}
+
+/* What the child holds, at fixed offsets of one mapping. */
+struct layout {
+	size_t psz, pmd, per, msz, mper;
+	size_t sparse, msparse, dense, len;	/* offsets and length */
+};
+
+static void layout(const struct thp_sizes *z, struct layout *l)
+{
+	l->psz = z->psz;
+	l->pmd = z->pmd;
+	l->per = z->per;
+	l->msz = MKB * 1024;
+	l->mper = l->msz / z->psz;
+	l->sparse = 0;
+	l->msparse = NR_SPARSE * z->pmd;
+	l->dense = l->msparse + z->pmd;	/* 32 x 64K = 2M */
+	l->len = l->dense + NR_DENSE * z->pmd;
+}
+
+/* Make the THPs: 2M ones at first, then 64K ones, then 2M again. */
+static char *make_thps(const struct layout *l, const char *pmd_enabled)
+{
+	char *p = map_aligned(l->len, l->pmd);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < NR_SPARSE; i++)
+		fill_page(p + l->sparse, i * l->per + 7, l->psz);
+	if (put(pmd_enabled, "never"))
+		return NULL;
+	for (i = 0; i < NR_MSPARSE; i++)
+		fill_page(p + l->msparse, i * l->mper + 7, l->psz);
+	if (put(pmd_enabled, "inherit"))
+		return NULL;
+	for (i = 0; i < NR_DENSE * l->per; i++)
+		fill_page(p + l->dense, i, l->psz);
+	return p;
+}
+
+/* Every byte of what make_thps() wrote; 0 if intact. */
+static int check_thps(const struct layout *l, const char *p)
+{
+	size_t per = l->per, mper = l->mper;
+
+	if (check_pages(p + l->sparse, NR_SPARSE * per, l->psz, one_per_folio,
+			(void *)&per) != -1)
+		return 1;
+	if (check_pages(p + l->msparse, NR_MSPARSE * mper, l->psz, one_per_folio,
+			(void *)&mper) != -1)
+		return 2;
+	if (check_pages(p + l->dense, NR_DENSE * per, l->psz, every_page, NULL) != -1)
+		return 3;
+	return 0;
+}
+
+/* The counters the tests compare before and after reclaim. */
+struct counts {
+	long pswpout, thp_swpout, split, freed, pmd_split, m_split, pmd_swpout, m_swpout;
+};
+
+static void read_counts(struct __test_metadata *_metadata,
+			const struct thp_sizes *z, struct counts *c)
+{
+	c->pswpout = vm_counter(_metadata, "pswpout");
+	c->thp_swpout = vm_counter(_metadata, "thp_swpout");
+	c->split = vm_counter(_metadata, "thp_scan_swapout_split");
+	c->freed = vm_counter(_metadata, "thp_scan_swapout_freed");
+	c->pmd_split = must_stat(_metadata, z->pmd_kb, "thp_scan_swapout_split");
+	c->m_split = must_stat(_metadata, MKB, "thp_scan_swapout_split");
+	c->pmd_swpout = must_stat(_metadata, z->pmd_kb, "swpout");
+	c->m_swpout = must_stat(_metadata, MKB, "swpout");
+}
+
+/*
+ * What reclaim must do in each mode with NR_SPARSE sparse PMD THPs,
+ * NR_MSPARSE sparse 64K mTHPs (one page of data each) and NR_DENSE dense
+ * PMD THPs: which are split first, which go to swap as large folios, and
+ * how many pages are written (the touched ones, or whole folios).
+ */
+static void check_mode(struct __test_metadata *_metadata, const char *mode,
+		       const struct layout *l, const struct counts *a,
+		       const struct counts *b)
+{
+	long touched = NR_SPARSE + NR_MSPARSE, dense = NR_DENSE * l->per;
+	long whole = NR_SPARSE * l->per + NR_MSPARSE * l->mper + dense;
+	long written = b->pswpout - a->pswpout;
+
+	ksft_print_msg("%s: pswpout +%ld (touched %ld, whole %ld) split +%ld freed +%ld thp +%ld\n",
+		       mode, written, touched, whole, b->split - a->split,
+		       b->freed - a->freed, b->thp_swpout - a->thp_swpout);
+	if (!strcmp(mode, "never")) {
+		EXPECT_EQ(0, b->split - a->split);
+		EXPECT_GE(written, whole);
+		EXPECT_EQ(NR_SPARSE + NR_DENSE, b->pmd_swpout - a->pmd_swpout);
+		EXPECT_EQ(NR_MSPARSE, b->m_swpout - a->m_swpout);
+		return;
+	}
+	EXPECT_GE(written, touched + dense);
+	EXPECT_LE(written, touched + dense + OTHER_PAGES);
+	/* The zero-filled subpages were freed, not written. */
+	EXPECT_GE(b->freed - a->freed,
+		  NR_SPARSE * (long)(l->per - 1) + NR_MSPARSE * (long)(l->mper - 1));
+	EXPECT_EQ(NR_MSPARSE, b->m_split - a->m_split);
+	EXPECT_EQ(0, b->m_swpout - a->m_swpout);
+	if (!strcmp(mode, "underused")) {
+		/* The sparse ones split, the dense ones to swap whole. */
+		EXPECT_EQ(NR_SPARSE, b->pmd_split - a->pmd_split);
+		EXPECT_EQ(NR_DENSE, b->pmd_swpout - a->pmd_swpout);
+		EXPECT_EQ(NR_DENSE, b->thp_swpout - a->thp_swpout);
+	} else {
+		EXPECT_EQ(NR_SPARSE + NR_DENSE, b->pmd_split - a->pmd_split);
+		EXPECT_EQ(0, b->pmd_swpout - a->pmd_swpout);
+	}
+}
+
+/*
+ * The THPs in a memcg whose memory.max, lowered to 4 MiB once they are
+ * made, forces them out to zram; then the limit is lifted and the child
+ * reads every byte back.
+ */
+TEST_F_TIMEOUT(swapout, memcg_pressure, 120)
+{
+	char pmd_enabled[128], pid[16], b = 1;
+	int ready[2], go[2], status;
+	struct counts before, after;
+	struct layout l;
+
+	layout(&self->z, &l);
+	snprintf(pmd_enabled, sizeof(pmd_enabled), THP "hugepages-%lukB/enabled",
+		 self->z.pmd_kb);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (!self->child) {
+		char *p;
+
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (put(CG_T "cgroup.procs", pid))
+			_exit(10);
+		p = make_thps(&l, pmd_enabled);
+		if (!p || count_thps(p + l.sparse, NR_SPARSE, l.pmd) != NR_SPARSE ||
+		    count_thps(p + l.msparse, NR_MSPARSE, l.msz) != NR_MSPARSE ||
+		    count_thps(p + l.dense, NR_DENSE, l.pmd) != NR_DENSE)
+			_exit(11);
+		if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
+			_exit(12);
+		_exit(check_thps(&l, p));
+	}
+	close(ready[1]);
+	close(go[0]);
+	self->go = go[1];
+	/* Nothing to read if the child failed: its exit status says why. */
+	if (read(ready[0], &b, 1) != 1) {
+		ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+		self->child = 0;
+		ASSERT_TRUE(false) TH_LOG("the child exited with %d", WEXITSTATUS(status));
+	}
+	close(ready[0]);
+
+	read_counts(_metadata, &self->z, &before);
+	EXPECT_EQ(0, put(CG_T "memory.max", "4M"));
+	read_counts(_metadata, &self->z, &after);
+	EXPECT_EQ(0, keyed(CG_T "memory.events", "oom_kill"));
+	EXPECT_LE(must_long(_metadata, CG_T "memory.current"), 4L << 20);
+	check_mode(_metadata, variant->mode, &l, &before, &after);
+
+	ASSERT_EQ(0, put(CG_T "memory.max", "max"));
+	ASSERT_EQ(1, write(self->go, &b, 1));
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = 0;
+	close(self->go);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child's check (1-3: data, 10-12: setup)");
+}
+
+/*
+ * MADV_PAGEOUT of the same THPs, in this task: the same saving in
+ * "underused" and "always", whole folios in "never", every byte back.
+ */
+TEST_F_TIMEOUT(swapout, madv_pageout, 60)
+{
+	struct counts before, after;
+	char pmd_enabled[128];
+	struct layout l;
+	char *p;
+
+	layout(&self->z, &l);
+	snprintf(pmd_enabled, sizeof(pmd_enabled), THP "hugepages-%lukB/enabled",
+		 self->z.pmd_kb);
+	p = make_thps(&l, pmd_enabled);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(NR_SPARSE, count_thps(p + l.sparse, NR_SPARSE, l.pmd));
+	ASSERT_EQ(NR_MSPARSE, count_thps(p + l.msparse, NR_MSPARSE, l.msz));
+	ASSERT_EQ(NR_DENSE, count_thps(p + l.dense, NR_DENSE, l.pmd));
+	read_counts(_metadata, &self->z, &before);
+	ASSERT_EQ(0, madvise(p, l.len, MADV_PAGEOUT));
+	read_counts(_metadata, &self->z, &after);
+	check_mode(_metadata, variant->mode, &l, &before, &after);
+	EXPECT_EQ(0, check_thps(&l, p));
+	munmap(p, l.len);
+}
+
+/* The knob: three values, the one in force in brackets, nothing else. */
+TEST_F(swapout, knob)
+{
+	static const char * const bad[] = {
+		"sometimes", "Never", "under", "1", "\n", "never always", "always ",
+	};
+	char buf[64];
+	const char *want;
+	unsigned int i;
+
+	if (!strcmp(variant->mode, "never"))
+		want = "[never] underused always\n";
+	else if (!strcmp(variant->mode, "underused"))
+		want = "never [underused] always\n";
+	else
+		want = "never underused [always]\n";
+	ASSERT_EQ(0, get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *v = bad[i];
+
+		EXPECT_EQ(-EINVAL, put(THP_SCAN "split_on_swapout", v))
+			TH_LOG("writing \"%s\"", v);
+		ASSERT_EQ(0, get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
+		EXPECT_STREQ(want, buf);
+	}
+	EXPECT_EQ(0, put(THP_SCAN "split_on_swapout", "never\n"));
+	ASSERT_EQ(0, get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
+	EXPECT_STREQ("[never] underused always\n", buf);
+}
+
+THP_SCAN_HARNESS_MAIN

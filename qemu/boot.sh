@@ -28,8 +28,9 @@
 # The guest has --numa NUMA nodes (default 2), the memory split evenly
 # between them: numa=fake=N on x86_64 (no ACPI in the test kernels),
 # QEMU's device-tree NUMA on arm64; --numa 1 gives a flat machine.  The
-# command line says how many with thpscan.numa_nodes=N, for the tests
-# (not thpscan.expect_*: thp_policy_boot reads every one of those).
+# command line says how many with thpscan.numa_nodes=N, and how many CPUs
+# with thpscan.cpus=N, for the tests (not thpscan.expect_*:
+# thp_policy_boot reads every one of those).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -69,8 +70,14 @@ logdir=$build/logs/$name
 mkdir -p "$logdir"
 rm -f "$logdir"/{console.log,results.log,summary.txt,counts}
 
+# x86_64: one socket per CPU. The test kernels have no ACPI, so the
+# guest learns its CPUs from SeaBIOS's MP table, which lists only the first
+# CPU of each package: with QEMU's default topology (cores in one socket)
+# the guest would boot with a single CPU.
+smpspec=$smp
 case "$arch" in
 x86_64)
+	smpspec="$smp,sockets=$smp,cores=1,threads=1"
 	kernel=${kernel:-$obj/arch/x86/boot/bzImage}
 	qemu=(qemu-system-x86_64 -M pc -cpu max
 	      -serial "file:$logdir/console.log" -serial "file:$logdir/results.log")
@@ -101,7 +108,7 @@ esac
 [ -f "$kernel" ] || { echo "boot: no kernel at $kernel (make kernel ARCH=$arch CFG=$cfg)" >&2; exit 2; }
 # panic=-1 and oops=panic end the guest at the first oops instead of
 # letting it hang until the timeout.
-cmdline="$cmdline panic=-1 oops=panic loglevel=7 thpscan.numa_nodes=$numa $append"
+cmdline="$cmdline panic=-1 oops=panic loglevel=7 thpscan.numa_nodes=$numa thpscan.cpus=$smp $append"
 
 cmdfile=$logdir/cmd.sh
 printf '%s\n' "$cmd" > "$cmdfile"
@@ -123,7 +130,7 @@ DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) TEST_TIMEOUT=$test
 : > "$logdir/results.log"
 start=$(date +%s.%N)
 set +e
-timeout -k 10 "$timeout" "${qemu[@]}" -accel tcg "${icount[@]}" -m "$mem" -smp "$smp" \
+timeout -k 10 "$timeout" "${qemu[@]}" -accel tcg "${icount[@]}" -m "$mem" -smp "$smpspec" \
 	-nodefaults -display none -monitor none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" &
 qpid=$!

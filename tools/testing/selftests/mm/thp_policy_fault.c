@@ -6,6 +6,7 @@
  * pressure; and bad values refused.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -270,26 +271,13 @@ TEST_F_TIMEOUT(defer, khugepaged_collapses, 12)
 	EXPECT_EQ(len, i) TH_LOG("data differs at offset %zu", i);
 }
 
-/* Read the trace buffer: the thp_auto_state lines, in order. */
+/*
+ * Read the trace buffer: the changes of the system's "auto" state, in
+ * order (those of memcgs, named by their inode number, are left out).
+ */
 static int auto_trace(char *out, size_t len)
 {
-	char line[512];
-	size_t n = 0;
-	FILE *f = fopen(TRACE "trace", "r");
-
-	if (!f)
-		return -errno;
-	out[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		char *st = strstr(line, "thp_auto_state: state=");
-
-		if (st && n + 32 < len)
-			n += snprintf(out + n, len - n, "%s,",
-				      strncmp(st + 22, "pressure", 8) ?
-				      "plentiful" : "pressure");
-	}
-	fclose(f);
-	return 0;
+	return auto_states(0, 0, out, len);
 }
 
 FIXTURE(auto_pressure) {
@@ -436,6 +424,7 @@ FIXTURE_TEARDOWN(auto_psi)
 TEST_F_TIMEOUT(auto_psi, memcg_thrash, 70)
 {
 	char line[512], pid[16];
+	struct auto_event e;
 	unsigned int psi = 0;
 	FILE *f;
 
@@ -478,18 +467,228 @@ TEST_F_TIMEOUT(auto_psi, memcg_thrash, 70)
 
 	f = fopen(TRACE "trace", "r");
 	ASSERT_NE(NULL, f);
-	while (fgets(line, sizeof(line), f)) {
-		char *st = strstr(line, "state=pressure ");
-
-		if (st && !psi)
-			sscanf(strstr(st, "psi_some_avg10_pct="),
-			       "psi_some_avg10_pct=%u", &psi);
-	}
+	/* The system's change to pressure; the memcg has its own. */
+	while (fgets(line, sizeof(line), f))
+		if (parse_auto_event(line, &e) && !e.memcg && e.pressure && !psi)
+			psi = e.psi_pct;
 	fclose(f);
 	EXPECT_GE(psi, 5) TH_LOG("stall at the change to pressure: %u%%", psi);
 	/* Hysteresis: one change each way, no flapping. */
 	ASSERT_EQ(0, auto_trace(line, sizeof(line)));
 	EXPECT_STREQ("pressure,plentiful,", line);
+}
+
+/*
+ * A policy switch never reads as "never" to a concurrent fault.  A child
+ * switches the global policy, or one size's, round a cycle of policies
+ * that each give a THP to the faults this process makes (with or without
+ * MADV_HUGEPAGE), in a tight loop, all the while this process faults
+ * THP-sized ranges one after another: 512 PMD-sized ones, or 32768 of
+ * 16K, which cost little each, so that many faults meet a switch.  Every
+ * fault must try a THP: it gets one, or falls back for want of memory
+ * (counted); a fault that saw no policy, "never", does neither.
+ */
+FIXTURE(switch) {
+	size_t size;		/* the THP size faulted */
+	char knob[128];		/* the policy file switched */
+	pid_t child;
+	int *shared;		/* [0]: stop, [1]: switches done */
+};
+
+FIXTURE_VARIANT(switch) {
+	bool per_size;		/* hugepages-<size>kB/enabled, else enabled */
+	unsigned int kb;	/* that size (the only one on), 0: PMD */
+	bool madv;		/* the faults are in an MADV_HUGEPAGE region */
+	const char *cycle[6];	/* NULL-terminated */
+};
+
+FIXTURE_VARIANT_ADD(switch, global_madvise) {
+	.madv = true, .cycle = { "always", "madvise", "defer", "auto" },
+};
+
+FIXTURE_VARIANT_ADD(switch, global_plain) {
+	.cycle = { "always", "auto" },
+};
+
+FIXTURE_VARIANT_ADD(switch, global16k_madvise) {
+	.kb = 16, .madv = true, .cycle = { "always", "madvise", "defer", "auto" },
+};
+
+FIXTURE_VARIANT_ADD(switch, global16k_plain) {
+	.kb = 16, .cycle = { "always", "auto" },
+};
+
+FIXTURE_VARIANT_ADD(switch, pmd_size_madvise) {
+	.per_size = true, .madv = true,
+	.cycle = { "always", "inherit", "madvise", "defer", "auto" },
+};
+
+FIXTURE_VARIANT_ADD(switch, pmd_size_plain) {
+	.per_size = true, .cycle = { "always", "inherit", "auto" },
+};
+
+FIXTURE_VARIANT_ADD(switch, size16k_madvise) {
+	.per_size = true, .kb = 16, .madv = true,
+	.cycle = { "always", "inherit", "madvise", "defer", "auto" },
+};
+
+FIXTURE_VARIANT_ADD(switch, size16k_plain) {
+	.per_size = true, .kb = 16, .cycle = { "always", "inherit", "auto" },
+};
+
+FIXTURE_SETUP(switch)
+{
+	size_t pmd = read_pmd_pagesize();
+	struct thp_settings s;
+	char path[128];
+	int i;
+
+	thp_scan_reset();
+	if (access(AUTO "state", F_OK))
+		SKIP(return, "kernel without the auto THP policy");
+	/*
+	 * On one CPU the switcher runs between faults, never within one: the
+	 * window it looks for does not open. Told that the guest has two
+	 * (thpscan.cpus=, from qemu/boot.sh), fewer is a failure.
+	 */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		ASSERT_LT(cmdline_long("thpscan.cpus="), 2)
+			TH_LOG("thpscan.cpus=%ld, %ld CPUs online",
+			       cmdline_long("thpscan.cpus="),
+			       sysconf(_SC_NPROCESSORS_ONLN));
+		SKIP(return, "needs two CPUs");
+	}
+	self->size = variant->kb ? variant->kb * 1024 : pmd;
+	snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled", self->size / 1024);
+	if (access(path, F_OK))
+		SKIP(return, "no %zu kB anon THP size", self->size / 1024);
+	snprintf(self->knob, sizeof(self->knob), "%s",
+		 variant->per_size ? path : THP "enabled");
+	thp_read_settings(&s);
+	/* "inherit" gives THPs; compaction makes them at every fault. */
+	s.thp_enabled = THP_ALWAYS;
+	s.thp_defrag = THP_DEFRAG_ALWAYS;
+	s.khugepaged.max_ptes_none = 0;
+	for (i = 0; i < NR_ORDERS; i++)
+		s.hugepages[i].enabled = THP_NEVER;
+	thp_write_settings(&s);
+	ASSERT_EQ(0, put(path, "inherit"));
+	/* "auto" plentiful whatever memory looks like. */
+	ASSERT_EQ(0, force_auto(false));
+	ASSERT_EQ(0, put(self->knob, variant->cycle[0]));
+	self->shared = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->shared);
+	memset(self->shared, 0, getpagesize());
+}
+
+FIXTURE_TEARDOWN(switch)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+	}
+	thp_scan_reset();
+}
+
+/* The switcher: round the cycle until told to stop; exits 1 if a write fails. */
+static __noreturn void switcher(const char *knob, const char * const *cycle,
+				int *shared)
+{
+	char stack[64 << 10];
+	int n = 0, i;
+
+	/*
+	 * Fault its stack in now: the loop then makes no anon fault of its
+	 * own, which would count in the fallback counters.
+	 */
+	memset(stack, 1, sizeof(stack));
+	__asm__ __volatile__("" : : "r"(stack) : "memory");
+	while (cycle[n])
+		n++;
+	for (i = 1; !__atomic_load_n(&shared[0], __ATOMIC_ACQUIRE); i++) {
+		if (put(knob, cycle[i % n]))
+			_exit(1);
+		__atomic_store_n(&shared[1], i, __ATOMIC_RELEASE);
+	}
+	_exit(0);
+}
+
+/* How many of the @nr ranges of @size bytes at @p have a THP. */
+static long thps_in(char *p, int nr, size_t size, size_t pmd)
+{
+	long kb = size / 1024, psz_kb = getpagesize() / 1024, rss;
+
+	if (size == pmd)
+		return smaps_kb(p, "AnonHugePages:") / kb;
+	/* An mTHP is mapped whole, a fallback base page alone. */
+	rss = smaps_kb(p, "Rss:");
+	return (rss - nr * psz_kb) / (kb - psz_kb);
+}
+
+/* Run on @cpu only (best effort: the test still counts without it). */
+static void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Has the switcher exited?  Its status in *@status. */
+static bool switcher_done(pid_t pid, int *status)
+{
+	return waitpid(pid, status, WNOHANG) == pid;
+}
+
+TEST_F_TIMEOUT(switch, no_fault_sees_never, 150)
+{
+	size_t pmd = read_pmd_pagesize(), kb = self->size / 1024;
+	long faults, thps = 0, fallbacks;
+	int status = -1, first, during, i;
+	/* 8 PMD-sized ranges a round, or 64 of 16K. */
+	const int nr = self->size == pmd ? 8 : 64;
+	const long nr_faults = self->size == pmd ? 512 : 32768;
+
+	fallbacks = must_stat(_metadata, kb, "anon_fault_fallback");
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (!self->child) {
+		pin_to_cpu(1);
+		switcher(self->knob, variant->cycle, self->shared);
+	}
+	/* The faults on one CPU, the switches on another: they overlap. */
+	pin_to_cpu(0);
+
+	/* A first switch within 10 s: the faults below all run during switches. */
+	ASSERT_TRUE(POLL(__atomic_load_n(&self->shared[1], __ATOMIC_ACQUIRE) > 0, 10));
+	first = __atomic_load_n(&self->shared[1], __ATOMIC_ACQUIRE);
+	for (faults = 0; faults < nr_faults; faults += nr) {
+		char *p = map_thp(nr * self->size, self->size, variant->madv);
+
+		ASSERT_NE(NULL, p);
+		for (i = 0; i < nr; i++)
+			p[i * self->size] = (char)(faults + i + 1);
+		thps += thps_in(p, nr, self->size, pmd);
+		for (i = 0; i < nr; i++) {
+			ASSERT_EQ((char)(faults + i + 1), p[i * self->size]);
+			ASSERT_TRUE(is_zero(p + i * self->size + 1, self->size - 1));
+		}
+		munmap(p, nr * self->size);
+	}
+	during = __atomic_load_n(&self->shared[1], __ATOMIC_ACQUIRE) - first;
+	__atomic_store_n(&self->shared[0], 1, __ATOMIC_RELEASE);
+	/* It stops after the write in progress. */
+	ASSERT_TRUE(POLL(switcher_done(self->child, &status), 10));
+	self->child = 0;
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("a write to %s failed", self->knob);
+	fallbacks = must_stat(_metadata, kb, "anon_fault_fallback") - fallbacks;
+	TH_LOG("%ld faults, %ld THPs, %ld fallbacks, %d switches of %s meanwhile",
+	       faults, thps, fallbacks, during, self->knob);
+	EXPECT_GT(during, 0);
+	EXPECT_EQ(faults, thps + fallbacks);
 }
 
 FIXTURE(bad) {

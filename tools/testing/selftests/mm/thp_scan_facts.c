@@ -167,8 +167,8 @@ static double now(void)
  * test's own heap stays out of the counters.  khugepaged collapses
  * nothing behind the test's back.
  */
-static void fact_thp_settings(struct _test_data_facts *self, bool pmd, bool m64,
-		      struct thp_settings *s)
+static void fact_thp_settings(struct _test_data_facts *self, bool pmd,
+			      bool m64, struct thp_settings *s)
 {
 	int i;
 
@@ -1301,7 +1301,8 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 				ok |= 4;
 			if (pagemap_pfns(p + i * self->pmd, 1, &pfn) || pfn != heads[i])
 				ok |= 8;
-			if (check(p, i * per, i * per + half, self->psz, per, fact_every_page) != -1)
+			if (check(p, i * per, i * per + half, self->psz, per,
+				  fact_every_page) != -1)
 				ok |= 16;
 		}
 		if (write(to_parent[1], &ok, 1) != 1)

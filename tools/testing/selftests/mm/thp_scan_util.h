@@ -72,6 +72,20 @@ static inline long get_long(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
+/*
+ * The number that follows @key (e.g. "thpscan.cpus=") on the kernel command
+ * line, where qemu/boot.sh says what the guest has; -1 if it is not there.
+ */
+static inline long cmdline_long(const char *key)
+{
+	char cmdline[4096], *e;
+
+	if (get("/proc/cmdline", cmdline, sizeof(cmdline)))
+		return -1;
+	e = strstr(cmdline, key);
+	return e ? strtol(e + strlen(key), NULL, 10) : -1;
+}
+
 /* Empty the trace buffer: only an open with O_TRUNC does that. */
 static inline int clear_trace(void)
 {
@@ -513,6 +527,66 @@ static inline int force_auto(bool pressure)
 	return err;
 }
 
+/* One huge_memory:thp_auto_state line of the trace. */
+struct auto_event {
+	bool pressure;
+	unsigned int available_pct, psi_pct;
+	unsigned long long memcg;	/* cgroup inode number, 0: the system */
+	unsigned long long by;		/* whose signals decided; 0 if none */
+};
+
+/* Parse @line; false if it is no thp_auto_state event. */
+static inline bool parse_auto_event(const char *line, struct auto_event *e)
+{
+	const char *ev = strstr(line, ": thp_auto_state: state=");
+	const char *mc = ev ? strstr(ev, " memcg=") : NULL;
+	char state[16];
+
+	memset(e, 0, sizeof(*e));
+	if (!mc || sscanf(ev, ": thp_auto_state: state=%15s available_pct=%u psi_some_avg10_pct=%u",
+			  state, &e->available_pct, &e->psi_pct) != 3 ||
+	    sscanf(mc, " memcg=%llu by=%llu", &e->memcg, &e->by) != 2)
+		return false;
+	e->pressure = !strcmp(state, "pressure");
+	return true;
+}
+
+/*
+ * The states of memcg @memcg (0: the system) in the trace, in order, as
+ * "pressure,plentiful,"; with @by non-zero, of its pressure events only
+ * those decided by that memcg.  0 or -errno.
+ */
+static inline int auto_states(unsigned long long memcg, unsigned long long by,
+			      char *out, size_t len)
+{
+	struct auto_event e;
+	char line[512];
+	size_t n = 0;
+	FILE *f = fopen(TRACE "trace", "r");
+
+	if (!f)
+		return -errno;
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		if (!parse_auto_event(line, &e) || e.memcg != memcg ||
+		    (by && e.pressure && e.by != by))
+			continue;
+		if (n + 16 < len)
+			n += snprintf(out + n, len - n, "%s,",
+				      e.pressure ? "pressure" : "plentiful");
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The inode number of the cgroup at @path, as thp_auto_state names it; 0 if none. */
+static inline unsigned long long cgroup_ino(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (unsigned long long)st.st_ino;
+}
+
 /* How often task @pid went to sleep by itself; -1 if unknown. */
 static inline long voluntary_switches(int pid)
 {
@@ -545,10 +619,15 @@ static const char * const thp_scan_knobs[] = {
 	TRACE "events/huge_memory/thp_auto_state/enable",
 };
 
-/* The auto thresholds, in the order they are restored (see below). */
+/*
+ * The auto thresholds, of the system and of the memcgs, in the order they
+ * are restored (see below).
+ */
 static const char * const thp_auto_thresholds[] = {
 	AUTO "plentiful_psi_pct", AUTO "pressure_psi_pct",
 	AUTO "pressure_available_pct", AUTO "plentiful_available_pct",
+	AUTO "memcg_plentiful_psi_pct", AUTO "memcg_pressure_psi_pct",
+	AUTO "memcg_pressure_available_pct", AUTO "memcg_plentiful_available_pct",
 };
 
 #define NR_KNOBS ARRAY_SIZE(thp_scan_knobs)
@@ -609,6 +688,28 @@ static inline void thp_scan_state_save(struct thp_scan_state *s)
 	s->swap = zram_swap_on();
 }
 
+/* Remove the cgroup at @path and those below it, deepest first; true if one was busy. */
+static inline bool thp_scan_rmdir_cgroup(const char *path)
+{
+	char sub[512];
+	struct dirent *e;
+	bool busy = false;
+	DIR *d = opendir(path);
+
+	while (d && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) >= (int)sizeof(sub))
+			continue;
+		busy |= thp_scan_rmdir_cgroup(sub);
+	}
+	if (d)
+		closedir(d);
+	if (rmdir(path) && errno == EBUSY)
+		busy = true;
+	return busy;
+}
+
 /* Remove the cgroups the tests make (all named thp_*), with a second's grace. */
 static inline void thp_scan_remove_cgroups(void)
 {
@@ -625,7 +726,7 @@ static inline void thp_scan_remove_cgroups(void)
 			if (e->d_type != DT_DIR || strncmp(e->d_name, "thp_", 4))
 				continue;
 			snprintf(path, sizeof(path), CG "%s", e->d_name);
-			if (rmdir(path) && errno == EBUSY)
+			if (thp_scan_rmdir_cgroup(path))
 				busy = true;
 		}
 		if (d)
@@ -653,15 +754,22 @@ static inline void thp_scan_state_restore(const struct thp_scan_state *s)
 			put(thp_scan_knobs[i], s->knobs[i]);
 	/*
 	 * Each pair of thresholds must keep its gap at every step: loosen
-	 * them all first, then set them back, stall thresholds first.
+	 * them all first, then set them back, stall thresholds first.  The
+	 * memcg set (a kernel may lack it) the same way.
 	 */
 	if (s->thresholds[0][0]) {
 		put(AUTO "pressure_available_pct", "0");
 		put(AUTO "plentiful_available_pct", "100");
 		put(AUTO "pressure_psi_pct", "0");
-		for (i = 0; i < NR_THRESHOLDS; i++)
-			put(thp_auto_thresholds[i], s->thresholds[i]);
 	}
+	if (s->thresholds[4][0]) {
+		put(AUTO "memcg_pressure_available_pct", "0");
+		put(AUTO "memcg_plentiful_available_pct", "100");
+		put(AUTO "memcg_pressure_psi_pct", "0");
+	}
+	for (i = 0; i < NR_THRESHOLDS; i++)
+		if (s->thresholds[i][0])
+			put(thp_auto_thresholds[i], s->thresholds[i]);
 }
 
 #ifdef __KSELFTEST_HARNESS_H

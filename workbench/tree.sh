@@ -43,13 +43,33 @@ export QUILTRC="$top/workbench/quiltrc"
 want=$( (cd "$top/patches" && cat series && series_list | while read -r f; do
 	cat "$f" 2>/dev/null || echo "missing $f"; done) | sha1sum | cut -d' ' -f1)
 have=$(cat .thp-scan-series 2>/dev/null || true)
+# The stamp says what tree.sh pushed; a pop or push by hand makes it wrong.
+if [ "$want" = "$have" ] && [ "$(quilt applied 2>/dev/null || true)" != "$(series_list)" ]; then
+	have=
+fi
 if [ "$want" != "$have" ]; then
 	before=$(mktemp)
+	# A checkout or merge that adds or removes a patch below the top leaves
+	# a series that no longer matches the applied patches, and quilt then
+	# refuses to work: look at them through a series of the applied ones.
+	applied_series=
+	if [ -s .pc/applied-patches ] && ! quilt applied >/dev/null 2>&1; then
+		applied_series=$(mktemp)
+		cp .pc/applied-patches "$applied_series"
+		echo "$applied_series" > .pc/.quilt_series
+	fi
+	restore_series() {
+		if [ -n "$applied_series" ]; then
+			echo series > .pc/.quilt_series
+			rm -f "$applied_series"
+		fi
+	}
 	# Content and timestamp of every file the applied patches touch.
 	if [ -d .pc ] && quilt applied >/dev/null 2>&1; then
 		# Never throw away work: the top patch must be refreshed.
 		top_patch=$(quilt top 2>/dev/null || true)
 		if [ ! -f "patches/$top_patch" ] || [ -n "$(quilt diff -z 2>/dev/null)" ]; then
+			restore_series
 			die "$tree has changes not in patches/$top_patch: run 'make quilt ARGS=refresh' first"
 		fi
 		quilt files -a 2>/dev/null | sort -u | while read -r f; do
@@ -61,6 +81,7 @@ if [ "$want" != "$have" ]; then
 		done > "$before"
 		quilt pop -a -f -q >/dev/null
 	fi
+	restore_series
 	if [ -n "$(series_list)" ]; then
 		if ! out=$(quilt push -a -q 2>&1); then
 			echo "$out" >&2

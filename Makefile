@@ -11,16 +11,20 @@
 #                             under always, defer and auto
 #   make kunit-run ARCH=..    kunit.py run on the assembled tree
 #   make quilt ARGS="..."     quilt in build/linux with the project's settings
+#   make bench                the benchmark: stock 6.12 against the patched kernel,
+#                             every THP policy (BENCH_ARGS=--quick: the short run);
+#                             results in bench/results/
 #   make clean                remove build/ (the ccache is kept)
 
 ARCH ?= x86_64
 CFG ?= test
 BOOT_ARGS ?=
 ARGS ?=
+BENCH_ARGS ?=
 
 W := workbench
 
-.PHONY: all deps tree kernel tests boot demo test stress selftests-matrix kunit-run quilt clean
+.PHONY: all deps tree kernel tests boot demo test stress selftests-matrix bench kunit-run quilt clean
 
 all: demo
 
@@ -50,6 +54,9 @@ stress: deps
 
 selftests-matrix: deps
 	@$(W)/selftests-matrix.sh
+
+bench: deps
+	@bench/run.sh $(BENCH_ARGS)
 
 kunit-run: tree
 	@$(W)/kunit-run.sh $(ARCH)

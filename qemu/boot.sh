@@ -6,7 +6,7 @@
 #                [--tests all|none|"name ..."] [--file PATH[:GUEST_PATH]]...
 #                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
 #                [--timeout SECONDS] [--test-timeout SECONDS] [--mem MiB]
-#                [--smp N] [--numa N] [--name NAME] [--quiet]
+#                [--smp N] [--numa N] [--icount SPEC] [--name NAME] [--quiet]
 #
 # Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
 # ARCH-CFG unless given) and exits 0 only if the guest finished, every
@@ -21,6 +21,10 @@
 # the boot's deadline (--timeout minus a margin for the shutdown), and
 # reports each program it killed or did not start by name.
 #
+# --icount SPEC runs QEMU with -icount SPEC (e.g. shift=0,sleep=off with
+# --smp 1, as the benchmark does): guest time then counts instructions and
+# does not depend on the host's load.  Without it, nothing changes.
+#
 # The guest has --numa NUMA nodes (default 2), the memory split evenly
 # between them: numa=fake=N on x86_64 (no ACPI in the test kernels),
 # QEMU's device-tree NUMA on arm64; --numa 1 gives a flat machine.  The
@@ -33,7 +37,7 @@ build=${BUILD:-$top/build}
 
 arch=x86_64 cfg=test kernel= tests=all cmd= append= timeout=900 test_timeout= mem=1024 smp=2
 numa=2
-name= quiet=0 files=()
+name= quiet=0 files=() icount=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift ;;
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--test-timeout) test_timeout=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--smp) smp=$2; shift ;;
+	--icount) icount=(-icount "$2"); shift ;;
 	--numa) numa=$2; shift ;;
 	--name) name=$2; shift ;;
 	--quiet) quiet=1 ;;
@@ -121,11 +126,11 @@ DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) TEST_TIMEOUT=$test
 	"$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
 
 [ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, $numa NUMA node(s)," \
-	"timeout ${timeout}s (deadline ${deadline}s, ${test_timeout}s per program), append: $append"
+	"timeout ${timeout}s (deadline ${deadline}s, ${test_timeout}s per program)${icount[1]:+, -icount ${icount[1]}}, append: $append"
 : > "$logdir/results.log"
 start=$(date +%s.%N)
 set +e
-timeout -k 10 "$timeout" "${qemu[@]}" -accel tcg -m "$mem" -smp "$smpspec" \
+timeout -k 10 "$timeout" "${qemu[@]}" -accel tcg "${icount[@]}" -m "$mem" -smp "$smpspec" \
 	-nodefaults -display none -monitor none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" &
 qpid=$!

@@ -1,10 +1,17 @@
 #!/bin/bash
 # Build one kernel: workbench/build-kernel.sh ARCH CFG
-#   ARCH: x86_64 | arm64      CFG: test | debug
+#   ARCH: x86_64 | arm64      CFG: test | debug | bench
 # Configuration: allnoconfig + configs/base.config + configs/ARCH.config +
 # configs/CFG.config (scripts/kconfig/merge_config.sh -n), in the object
 # folder build/obj/ARCH-CFG. Every requested option must survive into the
 # final .config, or the build stops. ccache keeps rebuilds short.
+#
+# The tree is $BUILD/linux (BUILD: default build/).  A stock tree (the
+# benchmark's build/stock/linux: Debian's tarball, no overlay, no patches)
+# is recognised by its mm/Kconfig, which has no THP_SCAN: the options that
+# only the series adds (STOCK_DROP below) are filtered out of the
+# fragments, said so, and not counted as lost; every other option must
+# survive as usual.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +42,21 @@ kmake() {
 	make -C "$tree" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross" \
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -s "$@"
 }
+
+# Options the patch series adds: a stock tree cannot have them.
+STOCK_DROP='CONFIG_THP_SCAN[A-Z0-9_]*|CONFIG_THP_AUTO_KUNIT_TEST'
+if ! grep -q '^config THP_SCAN$' "$tree/mm/Kconfig"; then
+	fdir=$obj/stock-fragments
+	mkdir -p "$fdir"
+	stock=()
+	for f in "${frags[@]}"; do
+		grep -Ev "^($STOCK_DROP)=" "$f" > "$fdir/$(basename "$f")" || true
+		stock+=("$fdir/$(basename "$f")")
+	done
+	dropped=$(cat "${frags[@]}" | grep -Eo "^($STOCK_DROP)=[^ ]*" | tr '\n' ' ' || true)
+	echo "build-kernel: stock tree ($tree): without the series' options: ${dropped:-none}"
+	frags=("${stock[@]}")
+fi
 
 sum=$(cat "${frags[@]}" | sha1sum | cut -d' ' -f1)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.thp-scan-config" 2>/dev/null)" != "$sum" ] ||

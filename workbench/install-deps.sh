@@ -15,6 +15,9 @@ PKGS=(
 	sparse coccinelle
 	# the kernel source
 	linux-source-6.12
+	# the benchmark (make bench): Debian's redis 7 for the guest (copied
+	# into its initramfs with its libraries) and gnuplot for the plots
+	redis-server redis-tools gnuplot-nox
 )
 
 missing=()

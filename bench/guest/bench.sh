@@ -1,0 +1,171 @@
+# The benchmark in the guest (busybox sh), run by qemu/init as the extra
+# command of a boot that bench/run.sh starts; the boot's settings come
+# first in the command, as shell variables:
+#   KERNEL   patched | stock (a label, for the report)
+#   POLICY   never | madvise | always | defer | auto
+#   MODE     mem   the memory workloads under POLICY: sparse (m)THPs with
+#                  and without memcg pressure, HawkEye's three phases,
+#                  redis, the compile-style loop; with POLICY=always also
+#                  kthpscand's CPU cost and swap-out (zram)
+#            fault the fault cost of PMD THPs, 64K mTHPs and order-0 pages
+#   QUICK    1: fewer and smaller workloads (./run bench --quick)
+#   ONLY     the workloads to run (default: all of the mode's)
+# Each workload prints "BENCH ..." lines (bench/guest/thpbench.c) that
+# bench/report.py reads from the boot's results.log; "BENCH-PROGRESS"
+# lines say where the run is.  Memory is memcg memory.current.
+T=/sys/kernel/mm/transparent_hugepage
+B=/extra/thpbench
+CG=/sys/fs/cgroup/bench
+: "${KERNEL:=patched}" "${POLICY:=always}" "${MODE:=mem}" "${QUICK:=0}" "${ONLY:=}"
+rc=0
+
+progress() { echo "BENCH-PROGRESS $(cut -d' ' -f1 /proc/uptime)s $*"; }
+want() { [ -z "$ONLY" ] && return 0; case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
+run() { "$@" || { echo "BENCH-ERROR $* exited $?"; rc=1; }; }
+
+# policy ORDER_KB POLICY: THPs of that size only, under that policy.
+policy() {
+	case "$1" in
+	2048)	echo "$2" > $T/enabled && echo inherit > $T/hugepages-2048kB/enabled &&
+		echo never > $T/hugepages-64kB/enabled ;;
+	64)	echo "$2" > $T/enabled && echo never > $T/hugepages-2048kB/enabled &&
+		echo "$2" > $T/hugepages-64kB/enabled ;;
+	4)	echo never > $T/enabled && echo never > $T/hugepages-2048kB/enabled &&
+		echo never > $T/hugepages-64kB/enabled ;;
+	esac || { echo "BENCH-ERROR cannot set policy $2 for $1 kB"; rc=1; }
+}
+# The THP policy every other workload runs under: the global one, the
+# sizes at their defaults (PMD: inherit, 64K: never).
+global_policy() { policy 2048 "$POLICY"; }
+
+echo "BENCH info kernel=$KERNEL release=$(uname -r) policy=$POLICY mode=$MODE quick=$QUICK cpus=$(grep -c ^processor /proc/cpuinfo) memtotal_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
+echo "BENCH knobs enabled=$(cat $T/enabled | tr ' ' ,) defrag=$(cat $T/defrag | tr ' ' ,) max_ptes_none=$(cat $T/khugepaged/max_ptes_none) khugepaged_sleep_ms=$(cat $T/khugepaged/scan_sleep_millisecs) khugepaged_pages=$(cat $T/khugepaged/pages_to_scan) shrink_underused=$(cat $T/shrink_underused 2>/dev/null || echo none)"
+if [ -d $T/thp_scan ]; then
+	kv=
+	for f in $T/thp_scan/*; do kv="$kv $(basename $f)=$(cat $f | tr ' ' ,)"; done
+	echo "BENCH thp_scan$kv"
+fi
+
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+mkdir -p $CG
+echo +memory > $CG/cgroup.subtree_control
+
+if [ "$MODE" = fault ]; then
+	mib=64 reps=9
+	[ "$QUICK" = 1 ] && reps=5
+	for kb in 2048 64 4; do
+		want "fault" || continue
+		progress "fault cost, $kb kB folios: $reps x $mib MiB"
+		policy $kb always
+		run $B fault $kb $mib $reps
+	done
+	# A second pass, the same on both kernels, with thp_scan/enabled=0 on
+	# the patched one ("off means stock"): what remains is on the fault
+	# path whether it scans or not.  (Compare pass with pass: the page
+	# allocator's state after the first pass is not that of a fresh boot.)
+	[ -f $T/thp_scan/enabled ] && echo 0 > $T/thp_scan/enabled
+	for kb in 2048 64 4; do
+		want "fault" || continue
+		progress "fault cost, $kb kB folios, second pass (thp_scan/enabled=0 where it exists): $reps x $mib MiB"
+		policy $kb always
+		run $B fault $kb $mib $reps pass2
+	done
+	[ -f $T/thp_scan/enabled ] && echo 1 > $T/thp_scan/enabled
+	policy 2048 always
+	exit $rc
+fi
+
+if [ "$QUICK" = 1 ]; then
+	pcts="1 50 100" smib=32 window=40 pwindow=10 hk=192 hidle=20 nset=10000 rsamples=4 nbench=4000 njobs=30 scmib=128 scwin=30
+else
+	pcts="1 10 50 90 100" smib=64 window=60 pwindow=15 hk=256 hidle=20 nset=10000 rsamples=8 nbench=10000 njobs=100 scmib=256 scwin=60
+fi
+
+# 1. Sparse (m)THPs, without memcg pressure, then with (in that order: a
+#    memcg throttled at memory.high stalls, and PSI, which "auto" reads,
+#    is system-wide; each line says the auto state at the fault).
+if want sparse; then
+	for pressure in 0 1; do
+		w=$window
+		[ $pressure = 1 ] && w=$pwindow
+		for kb in 2048 64; do
+			policy $kb "$POLICY"
+			for pct in $pcts; do
+				progress "sparse: $smib MiB of $kb kB folios, $pct % written, ${w} s $([ $pressure = 1 ] && echo with || echo without) memcg pressure"
+				run $B sparse $kb $pct $smib $w $pressure
+			done
+		done
+	done
+fi
+global_policy
+
+# 2. HawkEye's three phases in a memcg: fill, free most, idle, fill again.
+if want hawkeye; then
+	progress "hawkeye: memory.max $hk MiB, fill, free 80 %, ${hidle} s idle, fill again"
+	run $B hawkeye $hk $hidle
+fi
+
+# 3. redis: SETs, 80 % deleted, the memcg's footprint every 30 s; then
+#    redis-benchmark.
+if want redis && [ ! -x /usr/bin/redis-server ]; then
+	echo "BENCH-SKIP redis: no redis-server in this guest"
+elif want redis; then
+	progress "redis: $nset SETs of 16000 bytes, 80 % deleted, memory.current every 30 s for $((rsamples * 30)) s"
+	mkdir -p $CG/redis
+	rm -f /tmp/redis.sock
+	(echo 0 > $CG/redis/cgroup.procs && exec /usr/bin/redis-server --port 0 \
+		--unixsocket /tmp/redis.sock --save '' --appendonly no --daemonize no \
+		--loglevel warning --disable-thp no --dir /tmp) &
+	rpid=$!
+	run $B redisload /tmp/redis.sock $nset 16000 80
+	run $B sample $CG/redis 30 $rsamples redis-t
+	progress "redis-benchmark: $nbench requests per test"
+	/usr/bin/redis-benchmark -s /tmp/redis.sock -n $nbench -c 8 -d 1024 -t set,get,lpush,lpop --csv 2>/dev/null |
+		tr -d '"' | while IFS=, read -r test rps avg rest; do
+			case "$test" in test|"") continue ;; esac
+			echo "BENCH redis-bench test=$test rps=$rps avg_ms=$avg"
+		done
+	echo "BENCH redis-after-bench mib=$(awk '{printf "%.2f", $1 / 1048576}' $CG/redis/memory.current)"
+	kill $rpid
+	wait $rpid
+fi
+
+# 4. The compile-style loop: many short processes.
+if want cc; then
+	progress "cc: $njobs short compiler-like processes"
+	run $B ccloop $njobs /extra/ccjob
+fi
+
+# 5. kthpscand's CPU cost (the patched kernel's scanner, at its defaults).
+if [ "$POLICY" = always ] && want scancost; then
+	progress "scancost: $scmib MiB dense THPs for ${scwin} s, then $scmib MiB sparse until recovered"
+	run $B scancost $scmib $scwin
+fi
+
+# 6. Swap-out (zram) of sparse THPs, per thp_scan/split_on_swapout mode.
+if [ "$POLICY" = always ] && want swap; then
+	if echo 1G > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0; then
+		if [ -f $T/thp_scan/split_on_swapout ]; then
+			modes="never underused always"
+		else
+			echo "BENCH-SKIP swap: no $T/thp_scan/split_on_swapout in this kernel: measured as 6.12 does it (mode none)"
+			modes=none
+		fi
+		for m in $modes; do
+			[ "$m" = none ] || echo "$m" > $T/thp_scan/split_on_swapout
+			for kb in 2048 64; do
+				policy $kb always
+				progress "swap: $smib MiB of $kb kB folios, 10 % written, pushed out (split_on_swapout: $m)"
+				run $B swap $kb 10 $smib $m
+			done
+		done
+		swapoff /dev/zram0
+		echo 1 > /sys/block/zram0/reset
+	else
+		echo "BENCH-ERROR swap: no zram swap"
+		rc=1
+	fi
+	global_policy
+fi
+progress "done"
+exit $rc

@@ -1,0 +1,557 @@
+#!/usr/bin/env python3
+"""The benchmark's report: tables, plots and the run's facts.
+
+Reads the "BENCH ..." lines (bench/guest/thpbench.c, bench/guest/bench.sh)
+of each boot's build/logs/bench-NAME/results.log and writes to --out:
+README.md (the tables and how they were made), data/*.dat (the series
+behind the plots) and the plots (PNG, gnuplot from Debian's gnuplot-nox).
+No thresholds: a benchmark reports, it does not pass or fail.
+"""
+import argparse
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+
+POLICIES = ['never', 'madvise', 'always', 'defer', 'auto']
+KERNELS = ['stock', 'patched']
+SIZES = {2048: 'PMD THP (2 MiB)', 64: '64K mTHP', 4: 'order 0 (4 KiB)'}
+
+
+def parse(path):
+    """The BENCH lines of one results.log: [(kind, {key: value})]."""
+    out = []
+    if not os.path.exists(path):
+        return out
+    for line in open(path, errors='replace'):
+        line = line.strip()
+        if line.startswith('BENCH-SKIP ') or line.startswith('BENCH-ERROR '):
+            kind, _, text = line.partition(' ')
+            out.append((kind, {'text': text}))
+            continue
+        if not line.startswith('BENCH '):
+            continue
+        words = line.split()
+        kv = {}
+        for w in words[2:]:
+            k, sep, v = w.partition('=')
+            if sep:
+                kv[k] = v
+        out.append((words[1], kv))
+    return out
+
+
+def num(v, default=None):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return default
+
+
+def fmt(v, nd=1):
+    return '–' if v is None else ('%.*f' % (nd, v))
+
+
+ARCHES = (('', ''), ('-arm64', ' (arm64)'))
+
+
+def cols(boots):
+    """(label, name) of the memory boots: x86_64 then arm64, stock first, in policy order."""
+    res = []
+    for suffix, tag in ARCHES:
+        for k in KERNELS:
+            for p in POLICIES:
+                n = '%s-%s%s' % (k, p, suffix)
+                if n in boots:
+                    res.append(('%s %s%s' % (k, p, tag), n))
+    return res
+
+
+def gnuplot(script, cwd):
+    if not shutil.which('gnuplot'):
+        print('report: no gnuplot (workbench/install-deps.sh installs gnuplot-nox): no plots')
+        return False
+    r = subprocess.run(['gnuplot'], input=script, text=True, cwd=cwd,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if r.returncode:
+        print('report: gnuplot failed:\n' + r.stdout)
+        return False
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--logs', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--boots', required=True)
+    ap.add_argument('--quick', default='0')
+    ap.add_argument('--seconds', type=int, default=0)
+    ap.add_argument('--redis-version', default='unknown')
+    ap.add_argument('--patched-config')
+    ap.add_argument('--stock-config')
+    ap.add_argument('--tree')
+    ap.add_argument('--readme', help='a README.md whose benchmark block (between '
+                    '<!-- bench:begin --> and <!-- bench:end -->) gets the headline tables')
+    a = ap.parse_args()
+
+    names = a.boots.split()
+    data = {n: parse(os.path.join(a.logs, 'bench-' + n, 'results.log')) for n in names}
+    rcs = {}
+    for n in names:
+        try:
+            rcs[n] = open(os.path.join(a.logs, 'bench-%s.rc' % n)).read().strip()
+        except OSError:
+            rcs[n] = '?'
+    mem = cols(names)
+    os.makedirs(os.path.join(a.out, 'data'), exist_ok=True)
+    md = []
+    w = md.append
+    mark = {}
+
+    def lines(n, kind):
+        return [kv for k, kv in data.get(n, []) if k == kind]
+
+    # --- facts -----------------------------------------------------------
+    info = {}
+    for n in names:
+        for kv in lines(n, 'info'):
+            info.setdefault(kv.get('kernel'), kv)
+    qemu = subprocess.run(['qemu-system-x86_64', '--version'], stdout=subprocess.PIPE,
+                          text=True).stdout.splitlines()[0]
+    debver = subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'linux-source-6.12'],
+                            stdout=subprocess.PIPE, text=True).stdout.strip() or 'unknown'
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    head = subprocess.run(['git', '-C', top, 'log', '-1', '--format=%h %s'],
+                          stdout=subprocess.PIPE, text=True).stdout.strip()
+    npatch = 0
+    series = os.path.join(top, 'patches', 'series')
+    if os.path.exists(series):
+        npatch = len([l for l in open(series) if l.strip() and not l.startswith('#')])
+    cpu = ''
+    for l in open('/proc/cpuinfo'):
+        if l.startswith('model name'):
+            cpu = l.split(':', 1)[1].strip()
+            break
+    quick = a.quick == '1'
+    w('# Benchmark: stock Linux 6.12 against the patched kernel (thp_scan, `defer`, `auto`)')
+    w('')
+    w('%s run of `%s`, %s UTC, %d min %d s on %d host cores (%s).' % (
+        'Quick' if quick else 'Full', './run bench' + (' --quick' if quick else '') +
+        (' --arm64' if any(n.endswith('-arm64') for n in names) else ''),
+        datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M'), a.seconds // 60, a.seconds % 60,
+        os.cpu_count(), cpu))
+    w('')
+    w('| | |')
+    w('|---|---|')
+    w('| stock kernel | Linux %s, Debian `linux-source-6.12` %s, no patches |' % (
+        info.get('stock', {}).get('release', '?'), debver))
+    w('| patched kernel | Linux %s, the same source + this repository\'s %d patches and overlay (commit %s) |' % (
+        info.get('patched', {}).get('release', '?'), npatch, head))
+    w('| configs | `allnoconfig` + `configs/base.config` + `configs/x86_64.config` + `configs/bench.config` (`CONFIG_NET`, `CONFIG_UNIX`); stock without `CONFIG_THP_SCAN*` and `CONFIG_THP_AUTO_KUNIT_TEST` (differences: `configs.diff`) |')
+    w('| guest | QEMU TCG, `-icount shift=0,sleep=off -smp 1 -m 1024`; x86_64: `-M pc -cpu max`%s; %s |' % (
+        ', arm64: `-M virt -cpu max` (4 KiB pages), no redis' if any(n.endswith('-arm64') for n in names) else '',
+        qemu))
+    w('| redis | Debian redis-server / redis-benchmark %s (jemalloc), `--disable-thp no`, unix socket |' % a.redis_version)
+    w('| boot exit status | %s |' % ', '.join('%s: %s' % (n, rcs[n]) for n in names))
+    w('')
+    w('**How to read it.** Memory is what the memcg is charged (`memory.current`), '
+      'never RSS. Times are guest time under `-icount shift=0`: one guest '
+      'nanosecond per instruction, whatever the host\'s load, repeatable to about '
+      '0.05 %; they count instructions, not cycles: caches, TLB misses and the page walks '
+      'that huge pages save do not show (QEMU\'s soft TLB does not model them), so '
+      'THPs show their costs here (zeroing, scanning) and not their main benefit. '
+      'With `sleep=off` an idle guest jumps to its next timer: the windows of '
+      'tens of seconds cost the host nothing. `madvise` equals `never` in these '
+      'workloads: none of them calls `madvise(MADV_HUGEPAGE)` (they are not tuned for THP).')
+    w('')
+
+    # --- sparse ------------------------------------------------------------
+    sp = {}
+    series = {}
+    for label, n in mem:
+        for kv in lines(n, 'sparse'):
+            key = (int(kv['kb']), int(kv['pct']), int(kv['pressure']))
+            sp.setdefault(key, {})[n] = dict(kv)
+        for kv in lines(n, 'sparse-end'):
+            key = (int(kv['kb']), int(kv['pct']), int(kv['pressure']))
+            sp.setdefault(key, {}).setdefault(n, {}).update(kv)
+        for kv in lines(n, 'sparse-t'):
+            key = (int(kv['kb']), int(kv['pct']), int(kv['pressure']))
+            series.setdefault(key, {}).setdefault(n, []).append((num(kv['t']), num(kv['mib'])))
+    for pressure in (0, 1):
+        keys = sorted([k for k in sp if k[2] == pressure], key=lambda k: (-k[0], k[1]))
+        if not keys:
+            continue
+        if pressure == 0:
+            w('## 1. Sparse THPs and 64K mTHPs, no memory pressure')
+            w('')
+            w('Each row maps %s MiB, writes the given share of every folio\'s 4 KiB '
+              'subpages (at least one; evenly spread), and watches memcg '
+              '`memory.current` every second. Cell: MiB at once → MiB at the end of the '
+              'window (guest seconds until 90 %% of the bloat, the footprint above the '
+              'written memory, was gone; ∞: not within the window; –: no bloat at once). '
+              'ᵖ: `auto/state` read `pressure` (auto behaving as `defer`) right after the fault.' % (
+                  next(iter(sp[keys[0]].values())).get('mib', '?')))
+        else:
+            w('## 1b. The same with memcg pressure')
+            w('')
+            w('After the fault, `memory.high` is set to the written memory plus a quarter '
+              'of the bloat (no swap): the reclaim that write starts, and what follows in '
+              'the window. These run after all the rows above: a memcg throttled at '
+              '`memory.high` stalls, PSI is system-wide, and `auto` reads it (ᵖ: `auto/state` '
+              'read `pressure` right after the fault, although the machine had plenty '
+              'of free memory).')
+        w('')
+        w('| folios | written | ideal MiB | ' + ' | '.join(l for l, _ in mem) + ' |')
+        w('|---|---|---|' + '---|' * len(mem))
+        for key in keys:
+            row = sp[key]
+            any_kv = next(iter(row.values()))
+            cells = []
+            for _, n in mem:
+                kv = row.get(n)
+                if not kv:
+                    cells.append('–')
+                    continue
+                g = num(kv.get('gone_s'))
+                gs = '∞' if g is None or g < 0 else ('–' if g == 0 else '%.0f s' % g if g >= 1 else '%.2f s' % g)
+                cells.append('%s → %s (%s)%s%s' % (
+                    fmt(num(kv.get('once_mib'))), fmt(num(kv.get('end_mib'))), gs,
+                    ' ᵖ' if kv.get('auto_state') == 'pressure' and n.split('-')[1] == 'auto' else '',
+                    '' if kv.get('data', 'ok') == 'ok' else ' **data %s**' % kv.get('data')))
+            w('| %s | %s %% | %s | %s |' % ('PMD' if key[0] == 2048 else '%dK' % key[0],
+                                           any_kv.get('written_pct', key[1]), any_kv.get('ideal_mib', '?'),
+                                           ' | '.join(cells)))
+        w('')
+
+    # --- redis -----------------------------------------------------------------
+    red = {n: lines(n, 'redis-t') for _, n in mem}
+    if any(red.values()):
+        mark['redis'] = len(md)
+        w('## 2. redis: 10000 SETs of 16000 bytes, 80 % of the keys deleted')
+        w('')
+        w('memcg `memory.current` of redis-server after the deletes (what khugepaged '
+          'collapses again counts), every 30 s; then redis-benchmark (8 clients, '
+          '1 KiB values) in requests per guest second: under TCG and `-icount` that is '
+          'requests per 10^9 guest instructions, with no cache or TLB effects, so the '
+          'policies\' main benefit does not show; the differences are path lengths '
+          '(faults, zeroing, splits).')
+        w('')
+        ts = sorted({round(num(kv['t']) / 30) * 30 for v in red.values() for kv in v})
+        tests = []
+        for _, n in mem:
+            for kv in lines(n, 'redis-bench'):
+                if kv['test'] not in tests:
+                    tests.append(kv['test'])
+        w('| kernel, policy | ' + ' | '.join('+%d s' % t for t in ts) + ' | vs never (end) | '
+          + ' | '.join('%s req/s' % t for t in tests) + ' |')
+        w('|---|' + '---|' * (len(ts) + 1 + len(tests)))
+        for label, n in mem:
+            if not red[n]:
+                continue
+            byt = {round(num(kv['t']) / 30) * 30: num(kv['mib']) for kv in red[n]}
+            nev = '%s-never' % n.split('-')[0]
+            ratio = '–'
+            if red.get(nev) and byt:
+                last = num(red[nev][-1]['mib'])
+                ratio = '%.2fx' % (byt[max(byt)] / last) if last else '–'
+            rb = {kv['test']: kv['rps'] for kv in lines(n, 'redis-bench')}
+            w('| %s | %s | %s | %s |' % (label, ' | '.join(fmt(byt.get(t)) for t in ts), ratio,
+                                       ' | '.join(rb.get(t, '–') for t in tests)))
+        load = {n: lines(n, 'redis-load') for _, n in mem}
+        bad = [n for n, v in load.items() for kv in v if kv.get('data') != 'ok']
+        if bad:
+            w('')
+            w('**redis data check failed in: %s**' % ', '.join(bad))
+        w('')
+        with open(os.path.join(a.out, 'data', 'redis.dat'), 'w') as f:
+            for label, n in mem:
+                if not red[n]:
+                    continue
+                f.write('# %s\n' % label)
+                for kv in red[n]:
+                    f.write('%s %s\n' % (kv['t'], kv['mib']))
+                f.write('\n\n')
+
+    mark['redis_end'] = len(md)
+    # --- hawkeye -------------------------------------------------------------------
+    hk = {n: lines(n, 'hawkeye') for _, n in mem}
+    if any(hk.values()):
+        kv0 = next(v[0] for v in hk.values() if v)
+        w('## 3. HawkEye\'s three phases in a memcg (memory.max %s MiB, no swap)' % kv0['limit_mib'])
+        w('')
+        w('Fill %s MiB (one write per 4 KiB), free 80 %% of it in 16 KiB pieces spread over '
+          'every 2 MiB (an allocator\'s purge), 20 s idle, fill %s MiB more: it fits only '
+          'if the freed memory comes back. MiB of `memory.current` after each phase.' % (
+              kv0['fill_mib'], kv0['refill_mib']))
+        w('')
+        w('| kernel, policy | result | after fill | after free | after idle | after refill | peak | refill time |')
+        w('|---|---|---|---|---|---|---|---|')
+        for label, n in mem:
+            for kv in hk[n]:
+                w('| %s | %s | %s | %s | %s | %s | %s | %s s |' % (
+                    label, kv.get('result'), kv.get('after_fill_mib', '–'), kv.get('after_free_mib', '–'),
+                    kv.get('after_idle_mib', '–'), kv.get('after_refill_mib', '–'), kv.get('peak_mib', '–'),
+                    kv.get('p3_s', '–')))
+        w('')
+
+    # --- fault cost -------------------------------------------------------------------
+    fc = {}
+    for suffix, atag in ARCHES:
+        for k in KERNELS:
+            for kv in lines('fault-' + k + suffix, 'fault'):
+                tag = kv.get('tag', 'default')
+                fc.setdefault((atag, int(kv['kb'])), {})[k if tag == 'default' else k + ' ' + tag] = kv
+    if fc:
+        mark['fault'] = len(md)
+        w('## 4. Fault cost, patched against stock')
+        w('')
+        w('Guest time (`-icount shift=0 -smp 1`: instructions) to fault 64 MiB, one '
+          'write per 4 KiB, under a policy that gives folios of that size only; the '
+          'minimum and the median of the repetitions, and the time to unmap it. '
+          'Each kernel runs the same sequence twice; in the second pass the patched '
+          'kernel has `thp_scan/enabled=0`, compared with stock\'s second pass. '
+          'Goal (issue 9): within 0.5 % for every order, 0 % for order 0.')
+        w('')
+        w('| folios | stock fault ms (min / med) | patched fault ms (min / med) | ratio (min) | ratio (median) | unmap ratio (min) | second pass, patched with `thp_scan/enabled=0`: ratio (min) | folios made (stock / patched / expected) |')
+        w('|---|---|---|---|---|---|---|---|')
+        with open(os.path.join(a.out, 'data', 'fault.dat'), 'w') as f:
+            f.write('# size ratio_min ratio_median unmap_ratio_min\n')
+            for key in [(t, kb) for _, t in ARCHES for kb in (2048, 64, 4)]:
+                atag, kb = key
+                if key not in fc or 'stock' not in fc[key] or 'patched' not in fc[key]:
+                    continue
+                s, p = fc[key]['stock'], fc[key]['patched']
+                rmin = num(p['fault_ms_min']) / num(s['fault_ms_min'])
+                rmed = num(p['fault_ms_med']) / num(s['fault_ms_med'])
+                umin = num(p['unmap_ms_min']) / num(s['unmap_ms_min'])
+                off, s2 = fc[key].get('patched pass2'), fc[key].get('stock pass2')
+                offs = '–'
+                if off and s2:
+                    offs = 'fault %+.2f %%, unmap %+.2f %%' % (
+                        (num(off['fault_ms_min']) / num(s2['fault_ms_min']) - 1) * 100,
+                        (num(off['unmap_ms_min']) / num(s2['unmap_ms_min']) - 1) * 100)
+                w('| %s%s | %s / %s | %s / %s | %+.2f %% | %+.2f %% | %+.2f %% | %s | %s / %s / %s |' % (
+                    SIZES[kb], atag, s['fault_ms_min'], s['fault_ms_med'], p['fault_ms_min'], p['fault_ms_med'],
+                    (rmin - 1) * 100, (rmed - 1) * 100, (umin - 1) * 100, offs,
+                    s['folios'], p['folios'], s['expected_folios'] if kb > 4 else '–'))
+                f.write('"%s%s" %.5f %.5f %.5f\n' % (SIZES[kb], atag.replace(' (arm64)', ', arm64'), (rmin - 1) * 100, (rmed - 1) * 100, (umin - 1) * 100))
+        w('')
+
+    mark['fault_end'] = len(md)
+    # --- scanner cost ----------------------------------------------------------------
+    sc_d = [(label, kv) for label, n in mem for kv in lines(n, 'scancost-dense')]
+    sc_s = [kv for _, n in mem for kv in lines(n, 'scancost-sparse')]
+    if sc_d or sc_s:
+        w('## 5. kthpscand\'s CPU cost (patched, `always`, default knobs)')
+        w('')
+        w('`thp_scan/cpu_time_ms` (guest time: instructions) over a window with dense '
+          'THPs queued, as a share of one CPU per GiB queued (goal, issue 9: under 1 %); '
+          'and for sparse THPs (one 4 KiB subpage written per 2 MiB) until recovered, '
+          'per GiB recovered.')
+        w('')
+        w('| kernel | dense MiB | window | cpu ms | % of one CPU per GiB | sparse MiB | MiB at once → end | time | cpu ms | cpu ms per GiB recovered |')
+        w('|---|---|---|---|---|---|---|---|---|---|')
+        for (label, d), s in zip(sc_d, sc_s):
+            w('| %s | %s | %s s | %s | %s %% | %s | %s → %s | %s s | %s | %s |' % (
+                label, d['mib'], fmt(num(d['window_s']), 0), d['cpu_ms'], d['cpu_pct_per_gib'], s['mib'],
+                s['once_mib'], s['end_mib'], fmt(num(s['t_s']), 1), s['cpu_ms'], fmt(num(s['cpu_ms_per_gib_recovered']), 0)))
+        w('')
+
+    # --- swap ----------------------------------------------------------------------
+    sw = [(label, kv) for label, n in mem for kv in lines(n, 'swap')]
+    skips = sorted({kv['text'] for _, n in mem for k, kv in data.get(n, [])
+                    if k == 'BENCH-SKIP' and kv['text'].startswith('swap:')})
+    if sw or skips:
+        w('## 6. Swap-out of sparse THPs (zram), per `split_on_swapout` mode')
+        w('')
+        for s in skips:
+            w('- %s' % s)
+        w('')
+        w('%s MiB with 10 %% of every folio\'s subpages written, in a memcg, pushed out '
+          'with `memory.reclaim`; what reclaim wrote to swap (`pswpout`), and the data '
+          'read back after. Mode `none`: the kernel has no `split_on_swapout` knob (6.12\'s '
+          'behaviour).' % (sw[0][1]['mib'] if sw else '?'))
+        w('')
+        w('| kernel, policy | folios | mode | written MiB | swapped out MiB | THPs swapped whole | THP swap fallbacks | zram: stored MiB / zero-filled pages | left in memory MiB | data |')
+        w('|---|---|---|---|---|---|---|---|---|---|')
+        for label, kv in sw:
+            w('| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s |' % (
+                label, 'PMD' if kv['kb'] == '2048' else kv['kb'] + 'K', kv['mode'], kv['written_mib'],
+                kv['swapout_mib'], kv['thp_swpout'], kv['thp_swpout_fallback'], kv.get('zram_stored_mib'),
+                kv.get('zram_same_pages'), kv['after_mib'], kv['data']))
+        w('')
+
+    # --- cc ------------------------------------------------------------------------
+    cc = [(label, kv) for label, n in mem for kv in lines(n, 'cc')]
+    if cc:
+        w('## 7. Compile-style mixed workload')
+        w('')
+        w('%s short processes one after the other (`bench/guest/ccjob.c`: a compiler\'s '
+          'front end in miniature: 6–12 MiB of small objects in 2 MiB mmap\'d chunks, as '
+          'GCC\'s GC heap takes them, a malloc\'d IR on the brk heap, a third of the '
+          'nodes dropped, an object file written to tmpfs), in one memcg: guest time, '
+          'the memcg\'s peak, THPs made at fault.' % cc[0][1]['jobs'])
+        w('')
+        w('| kernel, policy | time | per job | peak MiB | PMD THPs at fault | 64K mTHPs at fault | failed |')
+        w('|---|---|---|---|---|---|---|')
+        for label, kv in cc:
+            w('| %s | %s s | %s ms | %s | %s | %s | %s |' % (
+                label, fmt(num(kv['time_s']), 3), fmt(num(kv['per_job_ms']), 2), kv['peak_mib'],
+                kv['thp_faults'], kv['mthp64_faults'], kv['failed']))
+        w('')
+
+    # --- errors --------------------------------------------------------------------
+    errs = ['%s: %s' % (n, kv['text']) for n in names for k, kv in data.get(n, []) if k == 'BENCH-ERROR']
+    if errs:
+        w('## Errors in the guest')
+        w('')
+        for e in errs:
+            w('- ' + e)
+        w('')
+
+    # --- knobs -----------------------------------------------------------------------
+    w('## Knobs at boot')
+    w('')
+    for k in KERNELS:
+        for n in names:
+            if not n.startswith(k + '-'):
+                continue
+            for kv in lines(n, 'knobs'):
+                w('- %s: %s' % (k, ' '.join('`%s=%s`' % (x, y) for x, y in kv.items())))
+            for kv in lines(n, 'thp_scan'):
+                w('- %s thp_scan: %s' % (k, ' '.join('`%s=%s`' % (x, y) for x, y in kv.items())))
+            break
+    w('')
+
+    # --- plots -------------------------------------------------------------------------
+    plots = []
+    pdir = a.out
+    # Sparse 1 % over time, per policy and kernel, both sizes.
+    for kb in (2048, 64):
+        key = next((k for k in sorted(series) if k[0] == kb and k[2] == 0), None)
+        if not key:
+            continue
+        fn = 'sparse-%d.dat' % kb
+        with open(os.path.join(a.out, 'data', fn), 'w') as f:
+            for label, n in mem:
+                pts = series[key].get(n)
+                if not pts:
+                    continue
+                f.write('# %s\n' % label)
+                for t, m in pts:
+                    f.write('%s %s\n' % (t, m))
+                f.write('\n\n')
+    styles = {'stock': 'dt 2 lw 2', 'patched': 'dt 1 lw 2'}
+    colors = {'never': '#1b9e77', 'madvise': '#7570b3', 'always': '#d95f02', 'defer': '#e7298a', 'auto': '#66a61e'}
+
+    def plot_lines(datfile, title, xlabel, ylabel, out, ymax=None):
+        items = []
+        idx = 0
+        with open(os.path.join(a.out, 'data', datfile)) as f:
+            labels = [l[2:].strip() for l in f if l.startswith('# ')]
+        for label in labels:
+            k, p = label.split()[:2]
+            # arm64 rows: the same dash types, thin lines.
+            style = styles[k] if '(arm64)' not in label else styles[k].replace('lw 2', 'lw 1')
+            items.append("'data/%s' index %d using 1:2 with steps %s lc rgb '%s' title '%s'" % (
+                datfile, idx, style, colors.get(p, 'black'), label))
+            idx += 1
+        if not items:
+            return False
+        s = ("set terminal pngcairo size 900,520 font 'Sans,10'\nset output '%s'\n"
+             "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\nset key outside right\n"
+             "set grid\nset yrange [0:%s]\nplot %s\n" % (out, title, xlabel, ylabel,
+                                                        ymax or '*', ', \\\n  '.join(items)))
+        return gnuplot(s, pdir)
+
+    if os.path.exists(os.path.join(a.out, 'data', 'redis.dat')):
+        if plot_lines('redis.dat', 'redis after 80 % of its keys were deleted (memcg memory.current)',
+                      'guest seconds after the deletes', 'MiB', 'redis-footprint.png'):
+            plots.append(('redis-footprint.png', 'redis: footprint over time per policy and kernel'))
+    for kb in (2048, 64):
+        fn = 'sparse-%d.dat' % kb
+        if os.path.exists(os.path.join(a.out, 'data', fn)):
+            name = 'PMD THPs' if kb == 2048 else '64K mTHPs'
+            if plot_lines(fn, 'sparse %s, 1 %% of subpages written, no pressure (memcg memory.current)' % name,
+                          'guest seconds after the fault', 'MiB', 'sparse-%d-footprint.png' % kb):
+                plots.append(('sparse-%d-footprint.png' % kb, 'sparse %s: footprint over time' % name))
+    if os.path.exists(os.path.join(a.out, 'data', 'fault.dat')):
+        s = ("set terminal pngcairo size 700,420 font 'Sans,10'\nset output 'fault-cost.png'\n"
+             "set title 'Fault cost: patched against stock 6.12 (-icount, guest instructions)'\n"
+             "set ylabel 'patched / stock - 1 (%%)'\nset style data histograms\n"
+             "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+             "set grid ytics\nset xzeroaxis lt -1\nset key top left\n"
+             "plot 'data/fault.dat' using 2:xtic(1) title 'fault (min)' lc rgb '#d95f02', "
+             "'' using 3 title 'fault (median)' lc rgb '#7570b3', "
+             "'' using 4 title 'unmap (min)' lc rgb '#1b9e77', "
+             "0.5 with lines dt 2 lc rgb 'red' title 'goal: +0.5 %%'\n")
+        if gnuplot(s, pdir):
+            plots.append(('fault-cost.png', 'fault cost ratios'))
+    if plots:
+        w('## Plots')
+        w('')
+        for fn, t in plots:
+            w('![%s](%s)' % (t, fn))
+            w('')
+
+    # --- configs ----------------------------------------------------------------------
+    if a.patched_config and a.stock_config and os.path.exists(a.patched_config) and os.path.exists(a.stock_config):
+        def conf(p):
+            return {l.split('=')[0]: l.strip() for l in open(p) if l.startswith('CONFIG_')}
+        pc, sc = conf(a.patched_config), conf(a.stock_config)
+        with open(os.path.join(a.out, 'configs.diff'), 'w') as f:
+            f.write('# .config lines of the patched kernel that stock does not have (+) and the reverse (-)\n')
+            for k in sorted(set(pc) | set(sc)):
+                if pc.get(k) != sc.get(k):
+                    if k in sc:
+                        f.write('- %s\n' % sc[k])
+                    if k in pc:
+                        f.write('+ %s\n' % pc[k])
+        shutil.copy(a.patched_config, os.path.join(a.out, 'config-patched'))
+        shutil.copy(a.stock_config, os.path.join(a.out, 'config-stock'))
+
+    w('## Reproduce')
+    w('')
+    w('```sh')
+    w('./run bench           # full: every workload, about 15 min on 2 cores with the kernels built')
+    w('./run bench --arm64   # the same plus arm64 (fault cost, `always`), about 20 min')
+    w('./run bench --quick   # fewer, smaller workloads, about 4 min')
+    w('```')
+    w('')
+    w('Logs of each boot: `build/logs/bench-NAME/` (`results.log`: every BENCH line; '
+      '`console.log`). The series behind the plots: `data/`.')
+    with open(os.path.join(a.out, 'README.md'), 'w') as f:
+        f.write('\n'.join(md) + '\n')
+    print('report: %s/README.md, %d plots' % (a.out, len(plots)))
+    if a.readme:
+        readme(a, md, mark, plots)
+
+
+def readme(a, md, mark, plots):
+    """The headline tables and one plot, into the block of --readme."""
+    rel = os.path.relpath(a.out, os.path.dirname(os.path.abspath(a.readme)))
+    block = ['<!-- bench:begin -->',
+             'From the latest full run (%s; every table, the facts of the run and the '
+             'other plots: [%s/README.md](%s/README.md)):' % (
+                 md[2].split(', ')[1] if len(md) > 2 and ', ' in md[2] else 'see there', rel, rel), '']
+    for a0, a1 in (('redis', 'redis_end'), ('fault', 'fault_end')):
+        if a0 in mark:
+            for l in md[mark[a0]:mark[a1]]:
+                block.append(l.replace('## ', '#### ', 1) if l.startswith('## ') else l)
+    if any(fn == 'redis-footprint.png' for fn, _ in plots):
+        block += ['![redis: footprint over time per policy and kernel](%s/redis-footprint.png)' % rel, '']
+    block.append('<!-- bench:end -->')
+    text = open(a.readme).read()
+    b, e = text.find('<!-- bench:begin -->'), text.find('<!-- bench:end -->')
+    if b < 0 or e < 0:
+        print('report: no benchmark block in %s' % a.readme)
+        return
+    text = text[:b] + '\n'.join(block) + text[e + len('<!-- bench:end -->'):]
+    open(a.readme, 'w').write(text)
+    print('report: the headline tables are in %s' % a.readme)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

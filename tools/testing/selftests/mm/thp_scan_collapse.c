@@ -279,7 +279,13 @@ TEST_F_TIMEOUT(collapse, dense_ranges_collapsed, 180)
 	/* No THP at fault (khugepaged may be at work already). */
 	EXPECT_EQ(fault0, VMSTAT("thp_fault_alloc"));
 	wait_vmstat("thp_collapse_alloc", coll0, nr);
-	EXPECT_EQ(nr, VMSTAT("thp_collapse_alloc") - coll0);
+	/*
+	 * thp_collapse_alloc counts allocations: a collapse that khugepaged,
+	 * on the other CPU, began while a range was still being filled and
+	 * then gave up counts too. The THPs made are counted exactly: the
+	 * ranges' own, and those queued.
+	 */
+	EXPECT_LE(nr, VMSTAT("thp_collapse_alloc") - coll0);
 	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
 	EXPECT_EQ(nr, PMD_STAT("thp_scan_queued") - queued0);
 	bad = check(p, pages, self->z.psz, self->z.per, dense_95);

@@ -1434,20 +1434,30 @@ unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
  * copy_mc_to_kernel(), so that an error ends as a memory-failure event
  * for that page (the machine check handler queues it), not a panic.
  *
- * Return: true if every byte of @page is zero; false if one is not, or
- * if the page is poisoned.
+ * The answer is the one the split will act on: a page that
+ * try_to_map_unused_to_zeropage() would not replace by the zero page
+ * (pages_identical() with ZERO_PAGE(0) false) is not zero-filled here
+ * either, so that thp_scan never splits a THP for subpages the split
+ * cannot free.  On arm64 with MTE that is a page with allocation tags
+ * (PROT_MTE): its data may be zero, its tags are not the zero page's
+ * (arm64's memcmp_pages()).
+ *
+ * Return: true if every byte of @page is zero and the page is as good as
+ * the zero page; false if not, or if the page is poisoned.
  */
 bool thp_scan_page_zero_filled(struct page *page)
 {
-	bool zero = true;
-	void *addr;
-
 	if (PageHWPoison(page))
 		return false;
-	addr = kmap_local_page(page);
 #ifdef CONFIG_ARCH_HAS_COPY_MC
 	{
-		/* Small chunks: a filled page differs from zero early. */
+		/*
+		 * Small chunks: a filled page differs from zero early.  No
+		 * architecture with copy_mc overrides memcmp_pages(): the
+		 * contents are all pages_identical() compares.
+		 */
+		void *addr = kmap_local_page(page);
+		bool zero = true;
 		u8 chunk[256];
 		unsigned int off;
 
@@ -1457,12 +1467,12 @@ bool thp_scan_page_zero_filled(struct page *page)
 			else
 				zero = !memchr_inv(chunk, 0, sizeof(chunk));
 		}
+		kunmap_local(addr);
+		return zero;
 	}
 #else
-	zero = !memchr_inv(addr, 0, PAGE_SIZE);
+	return pages_identical(page, ZERO_PAGE(0));
 #endif
-	kunmap_local(addr);
-	return zero;
 }
 
 /**

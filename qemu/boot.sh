@@ -6,7 +6,8 @@
 #                [--tests all|none|"name ..."] [--file PATH[:GUEST_PATH]]...
 #                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
 #                [--timeout SECONDS] [--test-timeout SECONDS] [--mem MiB]
-#                [--smp N] [--numa N] [--icount SPEC] [--name NAME] [--quiet]
+#                [--smp N] [--numa N] [--icount SPEC] [--mte] [--name NAME]
+#                [--quiet]
 #
 # Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
 # ARCH-CFG unless given) and exits 0 only if the guest finished, every
@@ -25,6 +26,9 @@
 # --smp 1, as the benchmark does): guest time then counts instructions and
 # does not depend on the host's load.  Without it, nothing changes.
 #
+# --mte (arm64) gives the CPU the Memory Tagging Extension (-M virt,mte=on;
+# the kernel needs CONFIG_ARM64_MTE): PROT_MTE works in the guest.
+#
 # The guest has --numa NUMA nodes (default 2), the memory split evenly
 # between them: numa=fake=N on x86_64 (no ACPI in the test kernels),
 # QEMU's device-tree NUMA on arm64; --numa 1 gives a flat machine.  The
@@ -37,7 +41,7 @@ build=${BUILD:-$top/build}
 
 arch=x86_64 cfg=test kernel= tests=all cmd= append= timeout=900 test_timeout= mem=1024 smp=2
 numa=2
-name= quiet=0 files=() icount=()
+name= quiet=0 files=() icount=() mte=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift ;;
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift ;;
 	--icount) icount=(-icount "$2"); shift ;;
 	--numa) numa=$2; shift ;;
+	--mte) mte=1 ;;
 	--name) name=$2; shift ;;
 	--quiet) quiet=1 ;;
 	*) echo "boot: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -86,7 +91,9 @@ x86_64)
 	;;
 arm64)
 	kernel=${kernel:-$obj/arch/arm64/boot/Image}
-	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
+	machine=virt
+	[ "$mte" = 0 ] || machine=virt,mte=on
+	qemu=(qemu-system-aarch64 -M "$machine" -cpu max,pauth-impdef=on
 	      -serial "file:$logdir/console.log"
 	      -device virtio-serial-device
 	      -chardev "file,id=results,path=$logdir/results.log"
@@ -105,6 +112,7 @@ arm64)
 	;;
 *) echo "boot: unknown --arch $arch (x86_64, arm64)" >&2; exit 2 ;;
 esac
+[ "$mte" = 0 ] || [ "$arch" = arm64 ] || { echo "boot: --mte is for --arch arm64" >&2; exit 2; }
 [ -f "$kernel" ] || { echo "boot: no kernel at $kernel (make kernel ARCH=$arch CFG=$cfg)" >&2; exit 2; }
 # panic=-1 and oops=panic end the guest at the first oops instead of
 # letting it hang until the timeout.

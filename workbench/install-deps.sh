@@ -9,6 +9,8 @@ PKGS=(
 	python3 xz-utils quilt ccache perl rsync
 	# arm64 cross build and static guest programs
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	# libnuma.a for the upstream ksm_tests and migration (static guests)
+	libnuma-dev
 	# guests
 	qemu-system-x86 qemu-system-arm busybox-static
 	# static checks
@@ -32,20 +34,47 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# arm64 busybox-static for the arm64 initramfs: Debian's own binary, fetched
-# with apt-get download (the package cannot be co-installed with the amd64 one).
-BB_ARM64=${BB_ARM64_DIR:-/var/cache/thp-scan}/busybox-arm64
-if [ ! -x "$BB_ARM64" ]; then
-	echo "install-deps: fetching busybox-static:arm64"
+# arm64_deb PKG DIR: Debian's arm64 package PKG, fetched with apt-get
+# download and unpacked into DIR (the arm64 packages below cannot be
+# co-installed with their amd64 ones).
+arm64_deb() {
 	export DEBIAN_FRONTEND=noninteractive
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
+		apt-get update -qq
 	fi
-	apt-get update -qq
+	local tmp
 	tmp=$(mktemp -d)
-	chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true; (cd "$tmp" && apt-get download -qq busybox-static:arm64 >/dev/null)
-	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$tmp/x"
-	mkdir -p "$(dirname "$BB_ARM64")"
-	install -m 0755 "$tmp/x/bin/busybox" "$BB_ARM64"
+	chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true
+	# A package list without arm64 in it yet: once more after an update.
+	if ! (cd "$tmp" && apt-get download -qq "$1:arm64" >/dev/null 2>&1); then
+		apt-get update -qq
+		(cd "$tmp" && apt-get download -qq "$1:arm64" >/dev/null)
+	fi
+	dpkg-deb -x "$tmp/$1"_*_arm64.deb "$2"
 	rm -rf "$tmp"
+}
+
+# arm64 busybox-static for the arm64 initramfs: Debian's own binary.
+BB_ARM64=${BB_ARM64_DIR:-/var/cache/thp-scan}/busybox-arm64
+if [ ! -x "$BB_ARM64" ]; then
+	echo "install-deps: fetching busybox-static:arm64"
+	x=$(mktemp -d)
+	arm64_deb busybox-static "$x"
+	mkdir -p "$(dirname "$BB_ARM64")"
+	install -m 0755 "$x/bin/busybox" "$BB_ARM64"
+	rm -rf "$x"
+fi
+
+# arm64 libnuma.a (the upstream ksm_tests and migration): its static
+# library and headers from libnuma-dev:arm64.
+NUMA_ARM64=${BB_ARM64_DIR:-/var/cache/thp-scan}/libnuma-arm64
+if [ ! -f "$NUMA_ARM64/lib/libnuma.a" ]; then
+	echo "install-deps: fetching libnuma-dev:arm64"
+	x=$(mktemp -d)
+	arm64_deb libnuma-dev "$x"
+	mkdir -p "$NUMA_ARM64/lib" "$NUMA_ARM64/include"
+	install -m 0644 "$x"/usr/lib/aarch64-linux-gnu/libnuma.a "$NUMA_ARM64/lib/"
+	install -m 0644 "$x"/usr/include/numa*.h "$NUMA_ARM64/include/"
+	rm -rf "$x"
 fi

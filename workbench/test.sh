@@ -125,6 +125,13 @@ for c in $configs; do
 				--append transparent_hugepage=defer --mem 2048 --timeout 900 --quiet
 		fi
 	fi
+	# The hazards again on an arm64 CPU with MTE (QEMU -M virt,mte=on),
+	# where hazards.mte_tagged_zero_granules runs.  About 1 minute.
+	if [ "$arch" = arm64 ]; then
+		step "booting $arch-$cfg with MTE for thp_scan_hazards"
+		boot "$arch-mte" --arch "$arch" --cfg "$cfg" --mte --tests thp_scan_hazards \
+			--timeout 600 --test-timeout 450 --quiet
+	fi
 	# The THP policy boot parameters, good and bad, one boot each.
 	n=0
 	for params in "${boot_params[@]}"; do

@@ -9,12 +9,30 @@
  * - The memcg of queued sparse THPs removed after its task left it (the
  *   THPs stay charged to the dying memcg, on its queue): kthpscand still
  *   finds and splits them, and the data is intact.
+ * - userfaultfd write-protect on sparse THPs that kthpscand splits: the
+ *   zero subpages it maps to the zero page stay write-protected, a write
+ *   there still raises the WP fault.
+ * - Soft-dirty: the split keeps each subpage's soft-dirty bit, set or
+ *   clear, zero subpages included (x86_64; arm64 has no soft-dirty).
+ * - KSM with use_zero_pages over sparse THPs and small zero pages, ksmd
+ *   and kthpscand at work together: each THP is split once, by one or
+ *   the other, every zero subpage ends on the zero page, KSM counts as
+ *   its zero pages exactly the small pages it merged, equal pages are
+ *   merged, the memory is freed once, and after the unmap KSM's zero-page
+ *   count and the memcg are back where they were.
+ * - MTE (arm64 with qemu/boot.sh --mte): THPs of a PROT_MTE mapping whose
+ *   zero-filled granules carry tags are not split as underused (the split
+ *   could not map them to the zero page: their tags are not its tags),
+ *   partially mapped ones are split, and every granule reads back through
+ *   its tagged pointer, with its tag, without a tag-check fault.
  *
  * The console checks of the boot (no KASAN, lockdep, WARNING, BUG, "Bad
  * page") apply as always.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -22,8 +40,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/prctl.h>
+#include <linux/userfaultfd.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -188,6 +212,568 @@ TEST_F_TIMEOUT(hazards, memcg_removed_with_queued_thps, 120)
 	self->child = 0;
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the child: status %#x (6: bad data, 7: THPs left)", status);
+}
+
+/* The raw pagemap entries of @nr pages at @p into @e; 0 or -1. */
+static int pagemap_entries(const char *p, size_t nr, uint64_t *e)
+{
+	size_t psz = getpagesize();
+	ssize_t want = nr * sizeof(*e);
+	int fd = open("/proc/self/pagemap", O_RDONLY), err = 0;
+
+	if (fd < 0 || pread(fd, e, want, (uintptr_t)p / psz * sizeof(*e)) != want)
+		err = -1;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* The pfn of a pagemap entry, 0 if not present. */
+static unsigned long pm_pfn(uint64_t e)
+{
+	return e & PM_PRESENT ? e & ((1ULL << 55) - 1) : 0;
+}
+
+/* The pfn of the zero page: what a read of untouched small memory maps. */
+static unsigned long zero_pfn(void)
+{
+	size_t psz = getpagesize();
+	char *q = mmap(NULL, psz, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t e = 0;
+
+	if (q == MAP_FAILED)
+		return 0;
+	(void)__atomic_load_n(q, __ATOMIC_RELAXED);
+	if (pagemap_entries(q, 1, &e))
+		e = 0;
+	munmap(q, psz);
+	return pm_pfn(e);
+}
+
+/* How many of the @nr pages at @p map the zero page; -1 if unknown. */
+static long zero_mapped(const char *p, size_t nr)
+{
+	uint64_t *e = calloc(nr, sizeof(*e));
+	unsigned long zpfn = zero_pfn();
+	long n = -1;
+	size_t i;
+
+	if (e && zpfn && !pagemap_entries(p, nr, e))
+		for (n = 0, i = 0; i < nr; i++)
+			n += pm_pfn(e[i]) == zpfn;
+	free(e);
+	return n;
+}
+
+/*
+ * Let kthpscand split the NR_THPS sparse THPs at @p (min_age 0), and
+ * wait until it has: false if it did not within WAIT_SECS.
+ */
+static bool sparse_thps_split(struct __test_metadata *_metadata,
+			      const struct thp_sizes *z, char *p, long split0)
+{
+	bool ok;
+
+	if (put(THP_SCAN "min_age_millisecs", "0"))
+		return false;
+	ok = POLL(size_stat(z->pmd_kb, "thp_scan_split_underused") - split0 >= NR_THPS &&
+		  !count_thps(p, NR_THPS, z->pmd), WAIT_SECS);
+	TH_LOG("%ld sparse THPs split, %ld whole THPs left",
+	       size_stat(z->pmd_kb, "thp_scan_split_underused") - split0,
+	       count_thps(p, NR_THPS, z->pmd));
+	return ok;
+}
+
+struct wp_write {
+	char *addr;
+	char val;
+};
+
+static void *wp_writer(void *arg)
+{
+	struct wp_write *w = arg;
+
+	__atomic_store_n(w->addr, w->val, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Write to @addr from another thread; the write must raise a uffd-wp
+ * fault at @addr's page on @uffd within 10 s, which is then resolved
+ * (the page unprotected).  true if it did; the write then went through.
+ */
+static bool write_raises_wp(struct __test_metadata *_metadata, int uffd,
+			    char *addr, char val)
+{
+	size_t psz = getpagesize();
+	struct wp_write w = { .addr = addr, .val = val };
+	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+	struct uffdio_writeprotect wp = {
+		.range = { .start = (uintptr_t)addr & ~(psz - 1), .len = psz },
+		.mode = 0,
+	};
+	bool raised = false;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, wp_writer, &w))
+		return false;
+	if (poll(&pfd, 1, 10000) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg)) {
+		raised = msg.event == UFFD_EVENT_PAGEFAULT &&
+			 (msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP) &&
+			 (msg.arg.pagefault.address & ~(psz - 1)) == wp.range.start;
+		if (!raised)
+			TH_LOG("unexpected uffd message: event %u flags %#llx address %#llx",
+			       msg.event, (unsigned long long)msg.arg.pagefault.flags,
+			       (unsigned long long)msg.arg.pagefault.address);
+	} else {
+		TH_LOG("no uffd-wp fault for the write at %p", addr);
+	}
+	/* Unprotected (and the writer woken) whatever happened. */
+	if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp))
+		TH_LOG("UFFDIO_WRITEPROTECT (off): %s", strerror(errno));
+	pthread_join(t, NULL);
+	return raised && __atomic_load_n(addr, __ATOMIC_RELAXED) == val;
+}
+
+TEST_F_TIMEOUT(hazards, uffd_wp_kept_by_split, 120)
+{
+	size_t per = self->z.per, nr = NR_THPS * per, i, bad_wp = 0, zero = 0;
+	size_t len = NR_THPS * self->z.pmd;
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
+	struct uffdio_writeprotect wp = { .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	unsigned long zpfn = zero_pfn();
+	uint64_t *e;
+	long split0, bad;
+	char *p;
+	int uffd;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s (CONFIG_USERFAULTFD?)", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api)) TH_LOG("UFFDIO_API: %s", strerror(errno));
+	if (!(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
+		close(uffd);
+		SKIP(return, "no userfaultfd write-protect for anonymous memory");
+	}
+	ASSERT_NE(0, zpfn);
+	p = sparse_thps(&self->z, NR_THPS);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+
+	reg.range.start = (uintptr_t)p;
+	reg.range.len = len;
+	wp.range = reg.range;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg))
+		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_WRITEPROTECT, &wp))
+		TH_LOG("UFFDIO_WRITEPROTECT: %s", strerror(errno));
+
+	ASSERT_TRUE(sparse_thps_split(_metadata, &self->z, p, split0));
+
+	/* Every subpage still write-protected, the zero ones on the zero page. */
+	e = calloc(nr, sizeof(*e));
+	ASSERT_NE(NULL, e);
+	ASSERT_EQ(0, pagemap_entries(p, nr, e));
+	for (i = 0; i < nr; i++) {
+		bad_wp += !(e[i] & PM_UFFD_WP);
+		zero += pm_pfn(e[i]) == zpfn;
+	}
+	free(e);
+	EXPECT_EQ(0, bad_wp) TH_LOG("%zu of %zu subpages lost uffd-wp in the split", bad_wp, nr);
+	/* The premise: the split did map the zero subpages to the zero page. */
+	EXPECT_EQ(NR_THPS * (per - 1), zero);
+	bad = check_pages(p, nr, self->z.psz, sparse_pages, &per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+
+	/* Writes raise the WP fault: on the zero page and on a data page. */
+	EXPECT_TRUE(write_raises_wp(_metadata, uffd, p + 100 * self->z.psz, 'z'));
+	EXPECT_TRUE(write_raises_wp(_metadata, uffd, p + 7 * self->z.psz + 1, 'd'));
+	close(uffd);
+	munmap(p, len);
+}
+
+TEST_F_TIMEOUT(hazards, soft_dirty_kept_by_split, 120)
+{
+	size_t per = self->z.per, nr = NR_THPS * per, i, wrong = 0, zero = 0;
+	size_t half = NR_THPS / 2 * per;
+	unsigned long zpfn = zero_pfn();
+	uint64_t *e, probe = 0;
+	long split0, bad;
+	char *p, *q;
+
+	/* Is soft-dirty tracked at all? A new written page is soft-dirty. */
+	q = mmap(NULL, self->z.psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	q[0] = 1;
+	ASSERT_EQ(0, pagemap_entries(q, 1, &probe));
+	munmap(q, self->z.psz);
+	if (!(probe & PM_SOFT_DIRTY))
+		SKIP(return, "no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY)");
+	ASSERT_NE(0, zpfn);
+
+	p = sparse_thps(&self->z, NR_THPS);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	/* Clean, then written again: THPs 0-3 soft-dirty, 4-7 clean. */
+	ASSERT_EQ(0, put("/proc/self/clear_refs", "4"));
+	for (i = 0; i < NR_THPS / 2; i++)
+		p[(i * per + 7) * self->z.psz] = pattern(i * per + 7, 0);
+
+	e = calloc(nr, sizeof(*e));
+	ASSERT_NE(NULL, e);
+	ASSERT_EQ(0, pagemap_entries(p, nr, e));
+	for (i = 0; i < nr; i++)
+		wrong += !!(e[i] & PM_SOFT_DIRTY) != (i < half);
+	ASSERT_EQ(0, wrong) TH_LOG("%zu subpages not as written before the split", wrong);
+
+	ASSERT_TRUE(sparse_thps_split(_metadata, &self->z, p, split0));
+	ASSERT_EQ(0, pagemap_entries(p, nr, e));
+	for (i = 0; i < nr; i++) {
+		wrong += !!(e[i] & PM_SOFT_DIRTY) != (i < half);
+		zero += pm_pfn(e[i]) == zpfn;
+	}
+	free(e);
+	EXPECT_EQ(0, wrong) TH_LOG("%zu of %zu subpages changed soft-dirty in the split",
+				   wrong, nr);
+	EXPECT_EQ(NR_THPS * (per - 1), zero);
+	bad = check_pages(p, nr, self->z.psz, sparse_pages, &per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(p, NR_THPS * self->z.pmd);
+}
+
+#define KSM "/sys/kernel/mm/ksm/"
+#define CG_K CG "thp_hazards_ksm/"
+/*
+ * Per THP: pages 0-15 equal in all THPs, 16-31 each its own (its number
+ * in its first word), the rest zero.  THPs 0-3 are mergeable, 4-7 not.
+ * And KSM_SMALL zero-filled small pages, mergeable, that no THP holds.
+ */
+#define KSM_EQUAL	16
+#define KSM_OWN		16
+#define KSM_THPS	(NR_THPS / 2)
+#define KSM_SMALL	256
+
+/* Page @pg's own contents, at @dst. */
+static void own_page(char *dst, size_t pg, size_t psz)
+{
+	size_t off;
+
+	for (off = 0; off < psz; off++)
+		dst[off] = pattern(pg, off);
+	memcpy(dst, &pg, sizeof(pg));
+}
+
+TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
+{
+	size_t per = self->z.per, psz = self->z.psz, nr = NR_THPS * per, i;
+	const long want_zero = NR_THPS * (per - KSM_EQUAL - KSM_OWN);
+	long split0, splits0, base, ksm_zero0, zero, kzero, merging, cur, by_scan;
+	char *p, *small, *equal, *own;
+	bool settled;
+
+	ASSERT_EQ(0, access(KSM "run", F_OK)) TH_LOG("no KSM (CONFIG_KSM)");
+	equal = malloc(psz);
+	own = malloc(psz);
+	ASSERT_TRUE(equal && own);
+	memset(equal, 0x5a, psz);
+	/* The fixture's setup again, in a memcg of its own. */
+	thp_scan_setup(_metadata, &self->z, "thp_hazards_ksm");
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "86400000"));
+	ASSERT_EQ(0, put(KSM "run", "2"));	/* nothing merged from before */
+	ksm_zero0 = must_long(_metadata, KSM "ksm_zero_pages");
+	base = must_long(_metadata, CG_K "memory.current");
+
+	p = map_aligned(NR_THPS * self->z.pmd, self->z.pmd);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < nr; i++) {
+		if (i % per < KSM_EQUAL)
+			memcpy(p + i * psz, equal, psz);
+		else if (i % per < KSM_EQUAL + KSM_OWN)
+			own_page(p + i * psz, i, psz);
+	}
+	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
+	small = map_aligned(KSM_SMALL * psz, psz);
+	ASSERT_NE(NULL, small);
+	ASSERT_EQ(0, madvise(small, KSM_SMALL * psz, MADV_NOHUGEPAGE));
+	for (i = 0; i < KSM_SMALL; i++) {
+		small[i * psz] = 1;	/* a page of its own, then zero-filled */
+		small[i * psz] = 0;
+	}
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	splits0 = vm_counter(_metadata, "thp_split_page");
+	ASSERT_EQ(0, madvise(p, KSM_THPS * self->z.pmd, MADV_MERGEABLE));
+	ASSERT_EQ(0, madvise(small, KSM_SMALL * psz, MADV_MERGEABLE));
+
+	/*
+	 * ksmd first, until it has merged the small zero pages into the zero
+	 * page; then kthpscand too.  ksmd splits the THPs it merges pages of
+	 * (and the split maps their zero subpages to the zero page), so the
+	 * two race for THPs 0-3; THPs 4-7 are kthpscand's alone.
+	 */
+	ASSERT_EQ(0, put(KSM "use_zero_pages", "1"));
+	ASSERT_EQ(0, put(KSM "pages_to_scan", "256"));
+	ASSERT_EQ(0, put(KSM "sleep_millisecs", "50"));
+	ASSERT_EQ(0, put(KSM "run", "1"));
+	ASSERT_TRUE(POLL(keyed("/proc/self/ksm_stat", "ksm_zero_pages") >= KSM_SMALL, 120))
+		TH_LOG("ksmd merged %ld zero pages",
+		       keyed("/proc/self/ksm_stat", "ksm_zero_pages"));
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+
+	/* Settled: no THP left, every zero subpage on the zero page, equal pages merged. */
+	settled = POLL(!count_thps(p, NR_THPS, self->z.pmd) &&
+		       zero_mapped(p, nr) == want_zero &&
+		       get_long("/proc/self/ksm_merging_pages") == KSM_THPS * KSM_EQUAL, 180);
+	zero = zero_mapped(p, nr);
+	kzero = keyed("/proc/self/ksm_stat", "ksm_zero_pages");
+	merging = get_long("/proc/self/ksm_merging_pages");
+	by_scan = size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0;
+	TH_LOG("%ld zero subpages on the zero page (want %ld); THPs split: %ld, %ld by kthpscand",
+	       zero, want_zero, vm_counter(_metadata, "thp_split_page") - splits0, by_scan);
+	TH_LOG("KSM: %ld zero pages (want %d), %ld pages merged in this process (want %d)",
+	       kzero, KSM_SMALL, merging, KSM_THPS * KSM_EQUAL);
+	ASSERT_TRUE(settled);
+	/*
+	 * They add up: each THP split once, by one of the two, kthpscand at
+	 * least THPs 4-7; KSM's zero pages are the small ones it merged, not
+	 * the subpages a split put on the zero page.
+	 */
+	EXPECT_EQ(NR_THPS, vm_counter(_metadata, "thp_split_page") - splits0);
+	EXPECT_LE(NR_THPS - KSM_THPS, by_scan);
+	EXPECT_EQ(KSM_SMALL, kzero);
+	EXPECT_EQ(KSM_SMALL, zero_mapped(small, KSM_SMALL));
+	/* The system's count of KSM zero pages grew by this process's. */
+	EXPECT_EQ(kzero, must_long(_metadata, KSM "ksm_zero_pages") - ksm_zero0);
+	/* Rss: the non-zero pages (a KSM page counts once per mapping). */
+	EXPECT_EQ((long)(NR_THPS * (KSM_EQUAL + KSM_OWN) * psz / 1024),
+		  smaps_kb(p, "Rss:") + smaps_kb(p + KSM_THPS * self->z.pmd, "Rss:"))
+		TH_LOG("mergeable THPs' Rss %ld kB, the others' %ld kB", smaps_kb(p, "Rss:"),
+		       smaps_kb(p + KSM_THPS * self->z.pmd, "Rss:"));
+	EXPECT_EQ(0, smaps_kb(small, "Rss:"));
+	/* Charged: the own pages, the unmerged equal ones and one KSM page. */
+	cur = must_long(_metadata, CG_K "memory.current");
+	EXPECT_LE(cur - base, (long)((NR_THPS * KSM_OWN + (NR_THPS - KSM_THPS) * KSM_EQUAL + 1) *
+				     psz) + memcg_slack())
+		TH_LOG("memory.current %ld above the %ld before the mapping", cur - base, base);
+
+	/* Every byte reads back; writes break the sharing where they land. */
+	for (i = 0; i < nr; i++) {
+		size_t in = i % per;
+
+		if (in < KSM_EQUAL) {
+			if (memcmp(p + i * psz, equal, psz))
+				break;
+		} else if (in < KSM_EQUAL + KSM_OWN) {
+			own_page(own, i, psz);
+			if (memcmp(p + i * psz, own, psz))
+				break;
+		} else if (!is_zero(p + i * psz, psz)) {
+			break;
+		}
+	}
+	EXPECT_EQ(nr, i) TH_LOG("page %zu differs", i);
+	EXPECT_TRUE(is_zero(small, KSM_SMALL * psz));
+	p[(KSM_EQUAL + KSM_OWN + 100) * psz] = 1;	/* a zero subpage of THP 0 */
+	p[1 * psz] = 2;					/* an equal page of THP 0 */
+	small[3 * psz] = 3;				/* a KSM zero page */
+	EXPECT_EQ(1, p[(KSM_EQUAL + KSM_OWN + 100) * psz]);
+	EXPECT_EQ(2, p[1 * psz]);
+	EXPECT_EQ(3, small[3 * psz]);
+	EXPECT_EQ(0x5a, p[(per + 1) * psz]);		/* the same page of THP 1 */
+	EXPECT_EQ(0, p[(per + KSM_EQUAL + KSM_OWN + 100) * psz]);
+	EXPECT_EQ(0, small[4 * psz]);
+	EXPECT_EQ(KSM_SMALL - 1, keyed("/proc/self/ksm_stat", "ksm_zero_pages"));
+
+	/* Freed once: KSM's zero pages and the memcg back to where they were. */
+	ASSERT_EQ(0, munmap(p, NR_THPS * self->z.pmd));
+	ASSERT_EQ(0, munmap(small, KSM_SMALL * psz));
+	EXPECT_EQ(ksm_zero0, must_long(_metadata, KSM "ksm_zero_pages"));
+	EXPECT_TRUE(POLL(get_long(CG_K "memory.current") - base <= memcg_slack(), 10))
+		TH_LOG("memory.current %ld, %ld before", get_long(CG_K "memory.current"), base);
+	free(equal);
+	free(own);
+}
+
+#ifdef __aarch64__
+#ifndef PROT_MTE
+#define PROT_MTE	0x20
+#endif
+#ifndef HWCAP2_MTE
+#define HWCAP2_MTE	BIT_ULL(18)	/* asm/hwcap.h */
+#endif
+#define MTE_GRANULE	16
+#define NR_MTE_THPS	(NR_THPS + 2)	/* 8 sparse, 2 partially mapped */
+
+static inline char *with_tag(char *p, unsigned int tag)
+{
+	return (char *)(((uintptr_t)p & ~(0xfUL << 56)) | ((uintptr_t)tag << 56));
+}
+
+/* Set the allocation tag of the granules of @len bytes at tagged @p. */
+static void set_tags(char *p, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += MTE_GRANULE)
+		asm volatile(".arch armv8.5-a+memtag\n\tstg %0, [%0]"
+			     : : "r"(p + off) : "memory");
+}
+
+/* The allocation tag of the granule at @p. */
+static unsigned int get_tag(char *p)
+{
+	char *r = p;
+
+	asm volatile(".arch armv8.5-a+memtag\n\tldg %0, [%0]" : "+r"(r));
+	return (uintptr_t)r >> 56 & 0xf;
+}
+
+static sigjmp_buf mte_jmp;
+static int mte_faults;
+
+static void on_sigsegv(int sig)
+{
+	__atomic_fetch_add(&mte_faults, 1, __ATOMIC_RELAXED);
+	siglongjmp(mte_jmp, 1);
+}
+
+/*
+ * Read @npages pages at @p through pointers tagged @tag: page @data of
+ * them holds pattern(@first + @data), the others zero, and each granule
+ * must still carry @tag.  Returns the first bad page, -1 if none, or -2
+ * on a tag-check fault (SIGSEGV).
+ */
+static long check_tagged(char *p, size_t first, size_t npages, size_t data,
+			 unsigned int tag, size_t psz)
+{
+	struct sigaction sa = { .sa_handler = on_sigsegv }, old;
+	long bad = -1;
+	size_t pg, off;
+
+	sigaction(SIGSEGV, &sa, &old);
+	if (sigsetjmp(mte_jmp, 1)) {
+		bad = -2;
+		goto out;
+	}
+	for (pg = 0; pg < npages && bad == -1; pg++) {
+		char *t = with_tag(p + pg * psz, tag);
+
+		for (off = 0; off < psz; off++)
+			if (t[off] != (pg == data ? pattern(first + pg, off) : 0)) {
+				bad = pg;
+				break;
+			}
+		for (off = 0; bad == -1 && off < psz; off += MTE_GRANULE)
+			if (get_tag(t + off) != tag)
+				bad = pg;
+	}
+out:
+	sigaction(SIGSEGV, &old, NULL);
+	return bad;
+}
+
+#endif /* __aarch64__ */
+
+TEST_F_TIMEOUT(hazards, mte_tagged_zero_granules, 180)
+{
+#ifndef __aarch64__
+	SKIP(return, "MTE is arm64's");
+#else
+	size_t per = self->z.per, psz = self->z.psz, pmd = self->z.pmd, i;
+	unsigned long heads[NR_THPS];
+	struct thp_scan_event *ev = NULL;
+	long under0, partial0, n, seen, bad;
+	bool split;
+	char *p;
+
+	if (!(getauxval(AT_HWCAP2) & HWCAP2_MTE))
+		SKIP(return, "no MTE (arm64: qemu/boot.sh --mte)");
+	ASSERT_EQ(0, prctl(PR_SET_TAGGED_ADDR_CTRL,
+			   PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC | (0xfffeUL << PR_MTE_TAG_SHIFT),
+			   0, 0, 0)) TH_LOG("PR_SET_TAGGED_ADDR_CTRL: %s", strerror(errno));
+	p = map_aligned(NR_MTE_THPS * pmd, pmd);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mprotect(p, NR_MTE_THPS * pmd, PROT_READ | PROT_WRITE | PROT_MTE))
+		TH_LOG("PROT_MTE: %s", strerror(errno));
+	/*
+	 * THPs 0-3: page 7 written, the granules of pages 8 on tagged 3,
+	 * their data zero.  THPs 4-7: page 7 written, tags 0 (PROT_MTE
+	 * memory has tags all the same).  THPs 8-9: page 7 written, every
+	 * granule tagged 5, then the second half unmapped.
+	 */
+	for (i = 0; i < NR_MTE_THPS; i++)
+		fill_page(p, i * per + 7, psz);
+	ASSERT_TRUE(check_huge_anon(p, NR_MTE_THPS, pmd))
+		TH_LOG("no PMD THPs in a PROT_MTE mapping");
+	for (i = 0; i < NR_THPS / 2; i++)
+		set_tags(with_tag(p + i * pmd + 8 * psz, 3), pmd - 8 * psz);
+	for (i = NR_THPS; i < NR_MTE_THPS; i++)
+		set_tags(with_tag(p + i * pmd, 5), pmd / 2);
+	for (i = 0; i < NR_THPS; i++)
+		ASSERT_EQ(0, pagemap_pfns(p + i * pmd, 1, heads + i));
+	for (i = NR_THPS; i < NR_MTE_THPS; i++)
+		ASSERT_EQ(0, munmap(p + i * pmd + pmd / 2, pmd / 2));
+
+	under0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial");
+	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	/* Wait until kthpscand split both partial ones and judged all 8 sparse ones. */
+	split = POLL(size_stat(self->z.pmd_kb, "thp_scan_split_partial") - partial0 >= 2,
+		     WAIT_SECS);
+	seen = 0;
+	for (n = 0; n < 10 * WAIT_SECS && seen < NR_THPS; n++) {
+		long k, j;
+
+		free(ev);
+		k = thp_scan_events(&ev);
+		for (seen = 0, j = 0; j < NR_THPS; j++) {
+			long m;
+
+			for (m = 0; m < k; m++)
+				if (!ev[m].split && ev[m].pfn == heads[j])
+					break;
+			seen += m < k;
+		}
+		if (seen < NR_THPS)
+			usleep(100000);
+	}
+	free(ev);
+	TH_LOG("split %ld partially mapped; judged %ld of %d sparse, %ld split, %ld whole",
+	       size_stat(self->z.pmd_kb, "thp_scan_split_partial") - partial0, seen, NR_THPS,
+	       size_stat(self->z.pmd_kb, "thp_scan_split_underused") - under0,
+	       count_thps(p, NR_THPS, pmd));
+	ASSERT_TRUE(split);
+	ASSERT_EQ(NR_THPS, seen);
+	/* Nothing split for zero granules the split could not free. */
+	EXPECT_EQ(0, size_stat(self->z.pmd_kb, "thp_scan_split_underused") - under0);
+	EXPECT_EQ(NR_THPS, count_thps(p, NR_THPS, pmd));
+
+	/* Every granule reads back through its tag, with its tag. */
+	for (i = 0; i < NR_MTE_THPS; i++) {
+		size_t first = i * per;
+		char *t = p + i * pmd;
+
+		if (i < NR_THPS / 2) {
+			bad = check_tagged(t, first, 8, 7, 0, psz);
+			if (bad == -1) {
+				bad = check_tagged(t + 8 * psz, first + 8, per - 8, -1, 3, psz);
+				bad = bad >= 0 ? bad + 8 : bad;
+			}
+		} else if (i < NR_THPS) {
+			bad = check_tagged(t, first, per, 7, 0, psz);
+		} else {
+			bad = check_tagged(t, first, per / 2, 7, 5, psz);
+		}
+		EXPECT_EQ(-1, bad) TH_LOG("THP %zu: %s %ld", i,
+					  bad == -2 ? "tag-check fault" : "bad page", bad);
+	}
+	EXPECT_EQ(0, __atomic_load_n(&mte_faults, __ATOMIC_RELAXED));
+	for (i = 0; i < NR_MTE_THPS; i++)
+		munmap(p + i * pmd, i < NR_THPS ? pmd : pmd / 2);
+#endif
 }
 
 THP_SCAN_HARNESS_MAIN

@@ -607,8 +607,8 @@ static inline long voluntary_switches(int pid)
 /*
  * What the tests change, as it was when the program started: the THP
  * settings (khugepaged's included), the thp_scan and auto knobs,
- * shrink_underused, the trace events, the memory controller of the root
- * cgroup and swap on zram0.
+ * shrink_underused, the trace events, ksmd's knobs (run last), the memory
+ * controller of the root cgroup and swap on zram0.
  */
 static const char * const thp_scan_knobs[] = {
 	THP_SCAN "enabled", THP_SCAN "underused_zero_pct", THP_SCAN "pages_to_scan",
@@ -617,6 +617,8 @@ static const char * const thp_scan_knobs[] = {
 	THP "shrink_underused", AUTO "interval_ms",
 	TRACE "events/thp_scan/enable",
 	TRACE "events/huge_memory/thp_auto_state/enable",
+	"/sys/kernel/mm/ksm/use_zero_pages", "/sys/kernel/mm/ksm/pages_to_scan",
+	"/sys/kernel/mm/ksm/sleep_millisecs", "/sys/kernel/mm/ksm/run",
 };
 
 /*

@@ -40,18 +40,27 @@ echo "// No liburing support found" > "$cfg/local_config.h"
 cflags=(-static -Wall -O2 -D_GNU_SOURCE= -I "$tree" -I "$cfg" -isystem "$hdr/include"
 	-isystem "$tree/tools/include/uapi" -U_FORTIFY_SOURCE)
 libs=(-lrt -lpthread -lm)
+# libnuma.a (ksm_tests, migration): Debian's libnuma-dev on x86_64, its
+# arm64 package's files fetched by workbench/install-deps.sh.
+numa=()
+if [ "$arch" = arm64 ]; then
+	nd=${BB_ARM64_DIR:-/var/cache/thp-scan}/libnuma-arm64
+	numa=(-I "$nd/include" -L "$nd/lib")
+fi
 # PROGRAM: its sources beyond PROGRAM.c, and extra flags.
 build() { # PROGRAM EXTRA...
 	local p=$1 src=()
 	shift
 	src=("$mm/$p.c" "$mm/vm_util.c" "$mm/thp_settings.c")
 	[ "$p" = uffd-unit-tests ] && src+=("$mm/uffd-common.c")
+	local extra=()
+	case "$p" in ksm_tests|migration) extra=("${numa[@]}" -lnuma) ;; esac
 	local newer=0 f
 	for f in "${src[@]}" "$mm"/*.h; do
 		[ "$f" -nt "$out/$p" ] && newer=1
 	done
 	[ -x "$out/$p" ] && [ $newer = 0 ] && return 0
-	(cd "$mm" && "$cc" "${cflags[@]}" "$@" -o "$out/$p" "${src[@]}" "${libs[@]}")
+	(cd "$mm" && "$cc" "${cflags[@]}" "$@" -o "$out/$p" "${src[@]}" "${extra[@]}" "${libs[@]}")
 }
 build split_huge_page_test
 build khugepaged -include ../kselftest.h
@@ -59,6 +68,9 @@ build cow
 build transhuge-stress
 build soft-dirty
 build uffd-unit-tests
+build ksm_tests
+build ksm_functional_tests
+build migration
 
 cp "$top/workbench/upstream/tests" "$out/tests"
 for p in upstream_mm upstream_mm_quick; do

@@ -14,7 +14,7 @@
 # and the program's output before it, as "# " lines.  Its cases are
 # counted from its TAP ("ok", "not ok", "# SKIP") or, for khugepaged,
 # which prints none, from its "OK", "Fail" ("Fail: WHY") and "Skip"
-# verdicts.
+# verdicts; uffd-unit-tests from its closing "pass=P, skip=S, fail=F".
 dir=/upstream
 set=full
 case "$0" in *_quick) set=quick ;; esac
@@ -81,7 +81,11 @@ while read -r sets name limit thp_scan cmd; do
 	# Colours out; khugepaged's progress lines (ending in \r) one each.
 	tr '\r' '\n' < "$log" | tr -d '\033' | sed 's/\[[0-9;]*m//g' > "$log.txt"
 	grep -v ' [0-9]*/[0-9]*\.\.\.$' "$log.txt" | sed 's/^/# | /'
-	if grep -q '^\(not \)\{0,1\}ok [0-9]' "$log.txt"; then
+	if grep -q '^Userfaults unit tests: pass=' "$log.txt"; then
+		# uffd-unit-tests: "Testing X on Y... done|skipped|failed" and a total.
+		eval "$(sed -n 's/^Userfaults unit tests: pass=\([0-9]*\), skip=\([0-9]*\), fail=\([0-9]*\).*/pass=\1 skip=\2 fail=\3/p' "$log.txt" | tail -n 1)"
+		msg=$(sed -n 's/^Testing .*skipped \[reason: \(.*\)\]$/\1/p' "$log.txt" | head -n 1)
+	elif grep -q '^\(not \)\{0,1\}ok [0-9]' "$log.txt"; then
 		skip=$(grep -c '^ok [0-9]* .*# \(SKIP\|XFAIL\)' "$log.txt")
 		pass=$(($(grep -c '^ok [0-9]' "$log.txt") - skip))
 		fail=$(grep -c '^not ok [0-9]' "$log.txt")

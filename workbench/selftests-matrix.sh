@@ -44,7 +44,7 @@ for arch in $archs; do
 		# for a busy host.
 		"$top/qemu/boot.sh" --arch "$arch" --cfg test --name "$name" --quiet \
 			--tests upstream_mm --file "$build/tests/$arch/upstream:/upstream" \
-			--append "transparent_hugepage=$policy" --mem 2048 --timeout 2400
+			--append "transparent_hugepage=$policy" --mem 2048 --smp 3 --timeout 2400
 		if [ -f "$build/logs/$name/counts" ]; then
 			read -r p f s < "$build/logs/$name/counts"
 			passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))

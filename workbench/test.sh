@@ -110,9 +110,10 @@ for c in $configs; do
 	# The upstream mm selftests that exercise THP, unmodified, the quick
 	# set (workbench/upstream/tests) under defer, on x86_64; make
 	# selftests-matrix runs them all on both architectures under every
-	# policy.  About 2 minutes.  2 GiB: in 1 GiB khugepaged's
-	# collapse_compound_extreme now and then fails to allocate a PMD THP
-	# after cow ran (see README.md, "Upstream mm selftests").
+	# policy.  About 4 minutes.  Three CPUs: migration needs them.
+	# 2 GiB: in 1 GiB khugepaged's collapse_compound_extreme now and then
+	# fails to allocate a PMD THP after cow ran (see README.md, "Upstream
+	# mm selftests").
 	if [ "$arch" = x86_64 ]; then
 		step "building the $arch upstream mm selftests"
 		if ! "$W/build-upstream.sh" "$arch" 2> "$build/logs/build-upstream-$arch.log"; then
@@ -122,7 +123,7 @@ for c in $configs; do
 			step "booting $arch-$cfg with transparent_hugepage=defer for the upstream mm selftests (quick)"
 			boot "$arch-upstream-defer-quick" --arch "$arch" --cfg "$cfg" --tests upstream_mm_quick \
 				--file "$build/tests/$arch/upstream:/upstream" \
-				--append transparent_hugepage=defer --mem 2048 --timeout 900 --quiet
+				--append transparent_hugepage=defer --mem 2048 --smp 3 --timeout 900 --quiet
 		fi
 	fi
 	# The hazards again on an arm64 CPU with MTE (QEMU -M virt,mte=on),

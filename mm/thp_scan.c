@@ -1440,7 +1440,8 @@ unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
  * either, so that thp_scan never splits a THP for subpages the split
  * cannot free.  On arm64 with MTE that is a page with allocation tags
  * (PROT_MTE): its data may be zero, its tags are not the zero page's
- * (arm64's memcmp_pages()).
+ * (arm64's memcmp_pages()).  khugepaged's collapse limit counts such a
+ * page as filled, as the split would.
  *
  * Return: true if every byte of @page is zero and the page is as good as
  * the zero page; false if not, or if the page is poisoned.
@@ -1451,11 +1452,7 @@ bool thp_scan_page_zero_filled(struct page *page)
 		return false;
 #ifdef CONFIG_ARCH_HAS_COPY_MC
 	{
-		/*
-		 * Small chunks: a filled page differs from zero early.  No
-		 * architecture with copy_mc overrides memcmp_pages(): the
-		 * contents are all pages_identical() compares.
-		 */
+		/* Small chunks: a filled page differs from zero early. */
 		void *addr = kmap_local_page(page);
 		bool zero = true;
 		u8 chunk[256];
@@ -1468,7 +1465,12 @@ bool thp_scan_page_zero_filled(struct page *page)
 				zero = !memchr_inv(chunk, 0, sizeof(chunk));
 		}
 		kunmap_local(addr);
-		return zero;
+		/*
+		 * Zero, and read without a machine check: then ask what the
+		 * split will ask, in case the architecture knows more than
+		 * the contents.  The page is in the cache by now.
+		 */
+		return zero && pages_identical(page, ZERO_PAGE(0));
 	}
 #else
 	return pages_identical(page, ZERO_PAGE(0));

@@ -48,7 +48,7 @@ if [ -f "$obj/.config" ]; then
 	export CCACHE_DIR=${CCACHE_DIR:-/var/cache/thp-scan/ccache}
 	out=$(make -C "$tree" O="$obj" ARCH=x86_64 C=2 $objs 2>&1)
 	rc=$?
-	echo "$out" | grep -q '^  CHECK ' || { out="sparse did not run"$'\n'"$out"; rc=1; }
+	grep -q '^  CHECK ' <<< "$out" || { out="sparse did not run"$'\n'"$out"; rc=1; }
 	if [ $rc != 0 ]; then
 		out=$(echo "$out" | tail -n 20)
 	else

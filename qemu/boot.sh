@@ -161,6 +161,6 @@ secs=$(echo "$(date +%s.%N) - $start" | bc)
 
 python3 "$top/qemu/results.py" --name "$name" --tree "$build/linux" \
 	--qemu-rc "$rc" --seconds "$secs" --counts "$logdir/counts" \
-	--expect-kunit "${EXPECT_KUNIT-all}" --expect-tests "$([ "$tests" = none ] || echo "$tests")" \
+	${cmd:+--expect-cmd} --expect-kunit "${EXPECT_KUNIT-all}" --expect-tests "$([ "$tests" = none ] || echo "$tests")" \
 	"$logdir" | tee "$logdir/summary.txt"
 exit "${PIPESTATUS[0]}"

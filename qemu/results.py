@@ -17,10 +17,12 @@ the expected programs.  One failure is counted for each expected test
 that did not report, each result that is not in the list, each program
 whose TAP plan (1..N) is missing or does not match its results, that
 exits non-zero without a failing result, that was killed at its time
-limit, that left processes running, or that was not started; each pseudo
-file system the guest's init could not mount; plus one check that the
-guest finished, one that the extra command (if any) exited 0, and one
-that the console is free of kernel reports.
+limit, that left processes running, or that was not started, and each
+repeated report of a test (the first counts); each pseudo file system the
+guest's init could not mount; plus one check that the guest finished,
+one that the extra command (if any; --expect-cmd: there must be one)
+exited 0 and was not killed, and one that the console is free of kernel
+reports.
 """
 import argparse
 import fnmatch
@@ -332,7 +334,7 @@ def parse_results(lines):
     return progs, st
 
 
-def guest_tests(rlines, run, expected, expect):
+def guest_tests(rlines, run, expected, expect, expect_cmd=False):
     """Count the TAP results of each in-guest test program."""
     counts = run.counts
     progs, st = parse_results(rlines)
@@ -350,8 +352,12 @@ def guest_tests(rlines, run, expected, expect):
         fails = 0
         reported = []
         for num, status, test, msg in p.results:
-            run.result(name, test, status, msg)
             reported.append(test)
+            if reported.count(test) > 1:
+                # Counted once, as the first report said; the repeat is a
+                # failure of its own (below).
+                continue
+            run.result(name, test, status, msg)
             fails += status == 'fail'
             if listed and test not in listed:
                 counts.add('fail', '%s: %s ran but is not in %s: add it there'
@@ -407,6 +413,8 @@ def guest_tests(rlines, run, expected, expect):
     elif st['cmd_rc'] is not None:
         counts.add('pass' if st['cmd_rc'] == 0 else 'fail',
                    'extra command: exit status %s' % st['cmd_rc'])
+    elif expect_cmd:
+        counts.add('fail', 'extra command: did not finish (no THPSCAN-CMD-END)')
     if st['cmd_strays']:
         counts.notes.append('extra command: left processes running (killed): '
                             + st['cmd_strays'])
@@ -430,6 +438,9 @@ def main():
     ap.add_argument('--expect-tests', default='',
                     help='guest test programs that must have run: "all" (every program '
                     'of the expected list but the *_boot and upstream_* ones), or names')
+    ap.add_argument('--expect-cmd', action='store_true',
+                    help='the boot has an extra command (qemu/boot.sh --cmd): it must '
+                    'report its exit status')
     ap.add_argument('--counts', help='also write "passed failed skipped" to this file')
     args = ap.parse_args()
 
@@ -459,7 +470,7 @@ def main():
     rlines_all = rlines + [l for l in clines if l.startswith(('THPSCAN-MOUNT-FAILED',
                                                               'THPSCAN-ABORT'))
                            and l not in rlines]
-    st = guest_tests(rlines_all, run, expected, progs)
+    st = guest_tests(rlines_all, run, expected, progs, args.expect_cmd)
     for m in sorted(set(st['mounts'])):
         counts.add('fail', 'guest init: mount failed: %s' % m)
     if st['abort']:

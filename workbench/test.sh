@@ -179,61 +179,32 @@ out=$(python3 "$W/check-expected.py" --root "$sc/sources" --list "$sc/sources/ex
 rc=$?
 echo "$out" | sed 's/^/  selfcheck: /'
 [ $rc = 1 ] &&
-	echo "$out" | grep -qF 'kunit fixture.fixture_case_new is defined in the sources but not in' &&
-	echo "$out" | grep -qF 'add the line "thp_scan_fixture fixture.variant_b.added" there' &&
-	echo "$out" | grep -qF 'thp_scan_fixture global.removed is in' &&
-	echo "$out" | grep -q ': 3 differences$'
+	grep -qF 'kunit fixture.fixture_case_new is defined in the sources but not in' <<< "$out" &&
+	grep -qF 'add the line "thp_scan_fixture fixture.variant_b.added" there' <<< "$out" &&
+	grep -qF 'thp_scan_fixture global.removed is in' <<< "$out" &&
+	grep -q ': 3 differences$' <<< "$out"
 check "check-expected.py finds a test missing from the list and one gone from the sources" $?
 
-# The result parser on fixtures whose counts are known (see
-# workbench/selfcheck/README): each must give exactly these counts and
-# exit status, and fail for the reasons given.
-fixture() { # FOLDER EXIT "P passed, F failed, S skipped" "FAIL LINE" ...
-	local folder=$1 dir=$sc/$1 want_rc=$2 counts=$3 name=selfcheck-$1 out rc ok=0 line
-	shift 3
-	[ "$name" = selfcheck-base ] && name=selfcheck
-	local args=(--name "$name" --tree "$build/linux" --expected "$dir/expected-tests" --expect-tests all)
-	[ -f "$dir/skips.allow" ] && args+=(--allow "$dir/skips.allow")
-	out=$(python3 "$top/qemu/results.py" "${args[@]}" "$dir")
+# The result parser on fixtures whose counts are known (each folder's
+# "expect": its exit status, its counts and the FAIL lines that say why;
+# see workbench/selfcheck/README), then each check that a fixture exists
+# for taken out of a copy of results.py: the fixture must then fail.
+selfcheck_lines() { # LABEL COMMAND...: its "WORD: ok: ..." / "WORD: FAIL: ..." lines counted
+	local label=$1 out rc line
+	shift
+	out=$("$@" 2>&1)
 	rc=$?
-	echo "$out" | tail -n 1 | sed 's/^/  /'
-	[ "$rc" = "$want_rc" ] || { echo "  exit status $rc, not $want_rc"; ok=1; }
-	echo "$out" | grep -qxF "$name: $counts (0 s)" || { echo "  not: $counts"; ok=1; }
-	for line in "$@"; do
-		echo "$out" | grep -qF "$name: FAIL $line" || { echo "  no line: FAIL $line"; ok=1; }
-	done
-	[ $ok = 0 ] || echo "$out" | sed 's/^/  | /'
-	check "results.py on the $folder fixture: $counts" $ok
+	echo "$out" | grep -v ': ok: ' | sed 's/^/  /'
+	while IFS= read -r line; do
+		case "$line" in
+		*": ok: "*) check "${line#*: ok: }" 0 ;;
+		*": FAIL: "*) check "${line#*: FAIL: }" 1 ;;
+		esac
+	done < <(echo "$out" | grep -E '^[a-z]+: (ok|FAIL): ')
+	check "$label exit status ($rc)" $rc
 }
-fixture clean 0 "6 passed, 0 failed, 0 skipped"
-fixture base 1 "3 passed, 11 failed, 1 skipped" \
-	"kunit: fixture.fixture_case_b FAIL" "kunit: suite thp_scan did not run" \
-	"prog_a: fixture.fails" "prog_b: printed no TAP (exit status 139)" \
-	"prog_c: did not finish" "prog_d: did not run" "guest finished" "console: kernel reports"
-fixture all-skip 1 "3 passed, 4 failed, 1 skipped" \
-	"kunit: fixture.fixture_case_b: skipped (order-9 folio allocation failed)" \
-	"prog_a: fixture.one: skipped (no transparent_hugepage in sysfs)" \
-	"prog_a: fixture.two: skipped (no transparent_hugepage in sysfs)" \
-	"prog_a: exit status 4 without a failing result"
-fixture missing-program 1 "8 passed, 3 failed, 0 skipped" \
-	"prog_b: did not run (expected: 2 tests) [2 failures]" \
-	"prog_new: ran but has no test in"
-fixture plan 1 "9 passed, 4 failed, 0 skipped" \
-	"prog_short: TAP plan 1..3 but 2 results" "prog_short: fixture.three did not report" \
-	"prog_long: TAP plan 1..1 but 2 results" "prog_noplan: no TAP plan (1..N)"
-fixture missing-kunit 1 "6 passed, 5 failed, 0 skipped" \
-	"kunit: fixture.fixture_case_b did not report" \
-	"kunit: fixture.fixture_case_new ran but is not in" \
-	"kunit: suite gone did not run (expected: 2 cases) [2 failures]" \
-	"kunit: fixture: fewer cases than its KTAP plan announced"
-fixture mount-failed 1 "3 passed, 4 failed, 0 skipped" \
-	"guest init: mount failed: devtmpfs /dev:" "guest init stopped the run:" \
-	"prog_a: did not run: the guest's init stopped"
-fixture timeout 1 "6 passed, 7 failed, 0 skipped" \
-	"prog_slow: killed by the guest's init after 300 s (limit 300 s)" \
-	"prog_slow: fixture.two, fixture.three did not report [2 failures]" \
-	"prog_stray: left processes running after it exited (killed): 123:memhog" \
-	"prog_late: not started: 12 s left before the boot's deadline"
+selfcheck_lines workbench/selfcheck/run.sh "$sc/run.sh"
+selfcheck_lines workbench/selfcheck/mutants.py python3 "$sc/mutants.py"
 
 # The same on real boots of the x86_64 test kernel.
 if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ]; then

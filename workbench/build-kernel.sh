@@ -21,27 +21,15 @@ arch=${1:?usage: build-kernel.sh ARCH CFG}
 cfg=${2:?usage: build-kernel.sh ARCH CFG}
 obj=$build/obj/$arch-$cfg
 
-case "$arch" in
-x86_64)	karch=x86_64; cross=; image=arch/x86/boot/bzImage; target=bzImage ;;
-arm64)	karch=arm64; cross=aarch64-linux-gnu-; image=arch/arm64/boot/Image; target=Image ;;
-*)	echo "build-kernel: unknown ARCH $arch (x86_64, arm64)" >&2; exit 1 ;;
-esac
+# shellcheck source=kmake.sh
+. "$top/workbench/kmake.sh"
+kmake_setup "$arch" || exit 1
 frags=("$top/configs/base.config" "$top/configs/$arch.config" "$top/configs/$cfg.config")
 for f in "${frags[@]}"; do
 	[ -f "$f" ] || { echo "build-kernel: no fragment $f" >&2; exit 1; }
 done
 
-export CCACHE_DIR=${CCACHE_DIR:-/var/cache/thp-scan/ccache}
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-# Same compiler output whatever the folder or time: ccache hits across clones.
-export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1
-export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
-export KBUILD_BUILD_USER=thp_scan KBUILD_BUILD_HOST=workbench
-mkdir -p "$obj" "$CCACHE_DIR"
-kmake() {
-	make -C "$tree" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross" \
-		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -s "$@"
-}
+mkdir -p "$obj"
 
 # Options the patch series adds: a stock tree cannot have them.
 STOCK_DROP='CONFIG_THP_SCAN[A-Z0-9_]*|CONFIG_THP_AUTO_KUNIT_TEST'
@@ -77,5 +65,5 @@ fi
 
 echo "build-kernel: building $arch-$cfg in $obj"
 start=$(date +%s)
-kmake -j"$(nproc)" "$target"
+kmake "$obj" -s -j"$(nproc)" "$target"
 echo "build-kernel: $arch-$cfg: $obj/$image ($(($(date +%s) - start)) s)"

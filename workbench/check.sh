@@ -9,6 +9,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 tree=$build/linux
 obj=$build/obj/x86_64-test
+# The build's own make: any other command line would make the next build
+# recompile the kernel (see kmake.sh).
+. "$top/workbench/kmake.sh"
+kmake_setup x86_64
 bad=0
 say() { echo "check: $*"; }
 
@@ -45,8 +49,7 @@ say "kernel-doc -none: $([ $kd = 0 ] && echo clean || echo findings above)"
 
 if [ -f "$obj/.config" ]; then
 	objs=$(find mm -name '*.c' | sed 's/\.c$/.o/' | sort | tr '\n' ' ')
-	export CCACHE_DIR=${CCACHE_DIR:-/var/cache/thp-scan/ccache}
-	out=$(make -C "$tree" O="$obj" ARCH=x86_64 C=2 $objs 2>&1)
+	out=$(kmake "$obj" C=2 $objs 2>&1)
 	rc=$?
 	grep -q '^  CHECK ' <<< "$out" || { out="sparse did not run"$'\n'"$out"; rc=1; }
 	if [ $rc != 0 ]; then
@@ -70,7 +73,7 @@ if [ -f "$obj/.config" ]; then
 	for f in $pfiles; do
 		o=${f%.c}.o
 		[ -f "$obj/$(dirname "$o")/.$(basename "$o").cmd" ] || continue
-		cmd=$(make -C "$tree" O="$obj" ARCH=x86_64 C=2 V=1 "$o" 2>&1 | grep '^  sparse ' | tail -n 1)
+		cmd=$(kmake "$obj" C=2 V=1 "$o" 2>&1 | grep '^  sparse ' | tail -n 1)
 		[ -n "$cmd" ] || { echo "sparse did not run on $f"; sp=1; continue; }
 		base=""
 		for p in $(cd "$tree" && QUILTRC="$top/workbench/quiltrc" quilt applied 2>/dev/null); do

@@ -5,9 +5,18 @@
 # (transparent_hugepage=POLICY), with swap on zram, each with its time
 # limit.  Prints TAP: one result per upstream program, "upstream.NAME",
 # with the program's own counts:
-#   ok N upstream.NAME # P pass, S skip            it exited 0, nothing failed
+#   ok N upstream.NAME # P pass, 0 skip            it exited 0, nothing failed or
+#                                                   skipped
+#   ok N upstream.NAME # SKIP P pass, S skip: WHAT  it exited 0, nothing failed,
+#                                                   S > 0 cases skipped: WHAT names
+#                                                   each ("[K x ]CASE: MESSAGE; ...")
 #   ok N upstream.NAME # SKIP MESSAGE               it skipped as a whole (exit 4,
 #                                                   or every case skipped)
+#   not ok N upstream.NAME # ... no case counted    it exited 0 but printed no
+#                                                   result that run.sh can count
+# A skip, whole or of some cases, fails the run unless qemu/skips.allow
+# has an entry for that boot, test and message (results.py): a skipped
+# case is not a pass.
 #   ok N upstream.NAME # XFAIL WHY                  its failures are thp_scan's
 #                                                   collapse limit (THP_SCAN "limit")
 #   not ok N upstream.NAME # WHY: P pass, S skip, F fail
@@ -97,6 +106,23 @@ while read -r sets name limit thp_scan cmd; do
 		msg=
 	fi
 	counts="$pass pass, $skip skip, $fail fail"
+	# What skipped: each case's title ("# [RUN] ..." before it, else its
+	# TAP description; khugepaged: its line; uffd-unit-tests: "TEST on
+	# MEM") and message, the same ones counted once ("K x ").
+	skipped=$(awk '
+		/^# \[RUN\] / { title = substr($0, 9); next }
+		/^ok [0-9]+ .*# (SKIP|XFAIL)/ {
+			d = $0; sub(/^ok [0-9]+ */, "", d)
+			m = d; sub(/^[^#]*# (SKIP|XFAIL) */, "", m); sub(/ *#.*$/, "", d)
+			t = (title != "" ? title : d)
+			print (t != "" ? t ": " : "") m; title = ""; next }
+		/^ok [0-9]+ / || /^not ok [0-9]+ / { title = ""; next }
+		/ Skip$/ { d = $0; sub(/ Skip$/, "", d); sub(/[ .]*$/, "", d); print d ": Skip"; next }
+		/^Testing .*skipped \[reason: / {
+			d = $0; sub(/^Testing /, "", d); m = d
+			sub(/\.\.\. *skipped.*$/, "", d); sub(/^.*\[reason: /, "", m); sub(/\]$/, "", m)
+			print d ": " m }
+	' "$log.txt" | sort | uniq -c | sed 's/^ *1 //; s/^ *\([0-9]*\) /\1 x /' | paste -sd ';' | sed 's/;/; /g')
 	# THP_SCAN "limit": khugepaged's failures in its khugepaged context
 	# are what thp_scan's collapse limit does by design when it kept
 	# ranges from khugepaged (thp_scan_collapse_skipped grew) and it ran
@@ -117,6 +143,10 @@ while read -r sets name limit thp_scan cmd; do
 		echo "ok $n upstream.$name # SKIP $(grep . "$log.txt" | tail -n 1 | sed 's/^.*# SKIP *//')"
 	elif [ "$rc" = 0 ] && [ "$fail" = 0 ] && [ "$pass" = 0 ] && [ "$skip" -gt 0 ]; then
 		echo "ok $n upstream.$name # SKIP all $skip skipped: $msg"
+	elif [ "$rc" = 0 ] && [ "$fail" = 0 ] && [ "$pass" = 0 ] && [ "$skip" = 0 ]; then
+		echo "not ok $n upstream.$name # exit status 0 but no case counted: $counts"
+	elif [ "$rc" = 0 ] && [ "$fail" = 0 ] && [ "$skip" -gt 0 ]; then
+		echo "ok $n upstream.$name # SKIP $pass pass, $skip skip: ${skipped:-no skipped case named}"
 	elif [ "$rc" = 0 ] && [ "$fail" = 0 ]; then
 		echo "ok $n upstream.$name # $counts"
 	else

@@ -9,6 +9,10 @@
 #   make stress               thp_scan_stress for 10 minutes, x86_64-debug + arm64
 #   make selftests-matrix     the upstream mm THP selftests, x86_64 + arm64,
 #                             under always, defer and auto
+#   make flake-hunt           boot each kernel once, run every in-guest thp_scan/
+#                             thp_policy program FLAKE_N times (default 20) in it,
+#                             print program, runs, failures, first failure line
+#                             (FLAKE_CONFIGS="x86_64:test ...", FLAKE_PROGRAMS=...)
 #   make kunit-run ARCH=..    kunit.py run on the assembled tree
 #   make quilt ARGS="..."     quilt in build/linux with the project's settings
 #   make bench                the benchmark: stock 6.12 against the patched kernel,
@@ -24,7 +28,7 @@ BENCH_ARGS ?=
 
 W := workbench
 
-.PHONY: all deps tree kernel tests boot demo test stress selftests-matrix bench kunit-run quilt clean
+.PHONY: all deps tree kernel tests boot demo test flake-hunt stress selftests-matrix bench kunit-run quilt clean
 
 all: demo
 
@@ -48,6 +52,9 @@ demo: deps
 
 test: deps
 	@$(W)/test.sh
+
+flake-hunt: deps
+	@$(W)/flake-hunt.sh
 
 stress: deps
 	@$(W)/stress.sh

@@ -7,7 +7,7 @@
 #                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
 #                [--timeout SECONDS] [--test-timeout SECONDS] [--mem MiB]
 #                [--smp N] [--numa N] [--icount SPEC] [--mte] [--name NAME]
-#                [--quiet]
+#                [--quiet] [--rounds N]
 #
 # Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
 # ARCH-CFG unless given) and exits 0 only if the guest finished, every
@@ -26,6 +26,10 @@
 # --smp 1, as the benchmark does): guest time then counts instructions and
 # does not depend on the host's load.  Without it, nothing changes.
 #
+# --rounds N runs the programs N times over in the one boot (make
+# flake-hunt); qemu/flakes.py then prints, for each program, its runs,
+# failures and first failure line instead of results.py's counts.
+#
 # --mte (arm64) gives the CPU the Memory Tagging Extension (-M virt,mte=on;
 # the kernel needs CONFIG_ARM64_MTE): PROT_MTE works in the guest.
 #
@@ -41,7 +45,7 @@ build=${BUILD:-$top/build}
 
 arch=x86_64 cfg=test kernel= tests=all cmd= append= timeout=900 test_timeout= mem=1024 smp=2
 numa=2
-name= quiet=0 files=() icount=() mte=0
+name= quiet=0 files=() icount=() mte=0 rounds=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift ;;
@@ -58,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--icount) icount=(-icount "$2"); shift ;;
 	--numa) numa=$2; shift ;;
 	--mte) mte=1 ;;
+	--rounds) rounds=$2; shift ;;
 	--name) name=$2; shift ;;
 	--quiet) quiet=1 ;;
 	*) echo "boot: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -130,7 +135,7 @@ margin=$((timeout / 10))
 deadline=$((timeout - margin))
 [ "$deadline" -ge 30 ] || deadline=30
 test_timeout=${test_timeout:-$deadline}
-DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) TEST_TIMEOUT=$test_timeout \
+DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) TEST_TIMEOUT=$test_timeout ROUNDS=${rounds:-1} \
 	"$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
 
 [ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, $numa NUMA node(s)," \
@@ -159,6 +164,12 @@ set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 [ "$rc" = 124 ] && echo "boot: $name: QEMU killed after the ${timeout}s timeout" | tee -a "$logdir/results.log"
 
+if [ -n "$rounds" ]; then
+	# Every program ran --rounds times: the table of runs and failures.
+	python3 "$top/qemu/flakes.py" --name "$name" --allow-name "$arch-$cfg" "$logdir" |
+		tee "$logdir/summary.txt"
+	exit "${PIPESTATUS[0]}"
+fi
 python3 "$top/qemu/results.py" --name "$name" --tree "$build/linux" \
 	--qemu-rc "$rc" --seconds "$secs" --counts "$logdir/counts" \
 	${cmd:+--expect-cmd} --expect-kunit "${EXPECT_KUNIT-all}" --expect-tests "$([ "$tests" = none ] || echo "$tests")" \

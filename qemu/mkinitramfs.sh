@@ -8,7 +8,8 @@
 # default 600), DEADLINE_EPOCH (the host's time, in seconds since the
 # epoch, after which no program starts; the guest reads the host's time
 # from its RTC) and DEADLINE (the same in seconds of uptime, for a guest
-# without an RTC); 0: none.
+# without an RTC); 0: none.  ROUNDS: how many times the programs run
+# (default 1).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -48,6 +49,7 @@ cp "$cmdfile" "$stage/etc/thp-scan/cmd"
 echo "${TEST_TIMEOUT:-600}" > "$stage/etc/thp-scan/test-timeout"
 echo "${DEADLINE:-0}" > "$stage/etc/thp-scan/deadline"
 echo "${DEADLINE_EPOCH:-0}" > "$stage/etc/thp-scan/deadline-epoch"
+echo "${ROUNDS:-1}" > "$stage/etc/thp-scan/rounds"
 
 for spec in "$@"; do
 	src=${spec%%:*}

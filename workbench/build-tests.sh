@@ -29,8 +29,21 @@ fi
 sel=$tree/tools/testing/selftests
 cflags=(-static -O2 -g -Wall
 	-D_GNU_SOURCE -isystem "$hdr/include" -I "$sel" -I "$sel/mm")
-libs=("$sel/mm/vm_util.c" "$sel/mm/thp_settings.c")
+# vm_util.c and thp_settings.c: compiled once, linked into every program.
+lib=$out/.lib
+mkdir -p "$lib"
+libs=()
+for l in vm_util thp_settings; do
+	if [ ! -f "$lib/$l.o" ] || [ "$sel/mm/$l.c" -nt "$lib/$l.o" ] ||
+	   [ "$sel/mm/$l.h" -nt "$lib/$l.o" ] || [ "$hdr/include/linux/mman.h" -nt "$lib/$l.o" ]; then
+		"$cc" "${cflags[@]}" -c -o "$lib/$l.o" "$sel/mm/$l.c"
+	fi
+	libs+=("$lib/$l.o")
+done
 
+# The programs, as many at once as there are CPUs.
+jobs=$(nproc)
+pids=() bad=0
 : > "$out/tests.list.new"
 for src in "$sel"/mm/thp_scan_*.c "$sel"/mm/thp_policy_*.c; do
 	t=$(basename "$src" .c)
@@ -40,11 +53,20 @@ for src in "$sel"/mm/thp_scan_*.c "$sel"/mm/thp_policy_*.c; do
 	*) echo "$t" >> "$out/tests.list.new" ;;
 	esac
 	if [ ! -x "$out/$t" ] || [ "$src" -nt "$out/$t" ] ||
-	   [ "$sel/mm/vm_util.c" -nt "$out/$t" ] || [ "$sel/mm/thp_settings.c" -nt "$out/$t" ] ||
+	   [ "$lib/vm_util.o" -nt "$out/$t" ] || [ "$lib/thp_settings.o" -nt "$out/$t" ] ||
 	   [ "$sel/mm/thp_scan_util.h" -nt "$out/$t" ]; then
-		"$cc" "${cflags[@]}" -o "$out/$t" "$src" "${libs[@]}" -lm
+		if [ ${#pids[@]} -ge "$jobs" ]; then
+			wait "${pids[0]}" || bad=1
+			pids=("${pids[@]:1}")
+		fi
+		"$cc" "${cflags[@]}" -o "$out/$t" "$src" "${libs[@]}" -lm &
+		pids+=($!)
 	fi
 done
+for p in "${pids[@]}"; do
+	wait "$p" || bad=1
+done
+[ $bad = 0 ] || { echo "build-tests: $arch: a program did not compile (above)" >&2; exit 1; }
 mv "$out/tests.list.new" "$out/tests.list"
 
 # Helper programs for the demo and for manual runs (not tests).

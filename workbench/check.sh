@@ -14,7 +14,45 @@ obj=$build/obj/x86_64-test
 . "$top/workbench/kmake.sh"
 kmake_setup x86_64
 bad=0
-say() { echo "check: $*"; }
+t_last=$(date +%s)
+# say RESULT: one "check: WHAT: clean|findings above" line (test.sh counts
+# them), and how long that check took, on a line of its own.
+say() {
+	local now
+	now=$(date +%s)
+	echo "check: $*"
+	echo "time: $((now - t_last)) s"
+	t_last=$now
+}
+
+# cached FILE... -- COMMAND...: COMMAND's output and exit status, from
+# build/check-cache when COMMAND ran before on the same FILEs (their
+# content, with the command line itself and the tools' versions, is the
+# key).  The checks below read nothing but those files, so an unchanged
+# file gives the same findings: only what changed is checked again.
+cache=$build/check-cache
+mkdir -p "$cache"
+tools_id=$( (perl -v | sed -n 2p; spatch --version 2>/dev/null | head -n 1) | sha1sum | cut -c1-40)
+cached() {
+	local files=() key rc
+	while [ "$1" != -- ]; do files+=("$1"); shift; done
+	shift
+	key=$( (echo "$tools_id $*"; cat "${files[@]}") | sha1sum | cut -c1-40)
+	if [ -f "$cache/$key.rc" ]; then
+		cat "$cache/$key.out"
+		return "$(cat "$cache/$key.rc")"
+	fi
+	"$@" > "$cache/$key.out.tmp" 2>&1
+	rc=$?
+	mv "$cache/$key.out.tmp" "$cache/$key.out"
+	echo $rc > "$cache/$key.rc"
+	cat "$cache/$key.out"
+	return $rc
+}
+# checkpatch reads its own data files and, run in a git checkout, seeds
+# its CamelCase list from the checkout's include/ headers.
+cp_inputs=("$tree/scripts/checkpatch.pl" "$tree/scripts/spelling.txt"
+	"$tree/scripts/const_structs.checkpatch" $(cd "$top" && find include -name '*.h' | sort))
 
 cd "$top"
 kfiles=$(find mm include -type f \( -name '*.c' -o -name '*.h' \) | sort)
@@ -27,14 +65,14 @@ for f in $kfiles tools/testing/selftests/mm/thp_*.c; do
 	include/trace/events/*)
 		ignore=$ignore,COMPLEX_MACRO,CAMELCASE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON ;;
 	esac
-	out=$(perl "$tree/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
-		--ignore "$ignore" -f "$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):')
+	out=$(cached "$f" "${cp_inputs[@]}" -- perl "$tree/scripts/checkpatch.pl" --strict \
+		--no-tree --terse --show-types --ignore "$ignore" -f "$f" | grep -E ': (ERROR|WARNING|CHECK):')
 	if [ -n "$out" ]; then echo "$out"; bad=1; fi
 done
 for p in $(grep -v '^[[:space:]]*\(#\|$\)' patches/series); do
 	# --no-signoff: the From/Signed-off-by lines are checked, not the sender.
-	out=$(perl "$tree/scripts/checkpatch.pl" --strict --no-tree --terse \
-		"$top/patches/$p" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):')
+	out=$(cached "$top/patches/$p" "${cp_inputs[@]}" -- perl "$tree/scripts/checkpatch.pl" \
+		--strict --no-tree --terse "$top/patches/$p" | grep -E ': (ERROR|WARNING|CHECK):')
 	if [ -n "$out" ]; then echo "$p: $out"; bad=1; fi
 done
 say "checkpatch --strict: $([ $bad = 0 ] && echo clean || echo findings above)"
@@ -69,27 +107,37 @@ fi
 if [ -f "$obj/.config" ]; then
 	pfiles=$(cd "$tree" && QUILTRC="$top/workbench/quiltrc" quilt files -a 2>/dev/null |
 		grep '\.c$' | sort -u)
-	sp=0 checked=
+	sp=0 checked= pobjs=()
 	for f in $pfiles; do
 		o=${f%.c}.o
-		[ -f "$obj/$(dirname "$o")/.$(basename "$o").cmd" ] || continue
-		cmd=$(kmake "$obj" C=2 V=1 "$o" 2>&1 | grep '^  sparse ' | tail -n 1)
+		[ -f "$obj/$(dirname "$o")/.$(basename "$o").cmd" ] && pobjs+=("$o")
+	done
+	# One make runs sparse on all of them (V=1: each command, then its
+	# findings); the pristine file of each is checked with the same command.
+	mlog=$(mktemp)
+	kmake "$obj" C=2 V=1 "${pobjs[@]}" > "$mlog" 2>&1
+	norm() { sed -n 's/^[^ ]*:[0-9]*:[0-9]*: \(warning\|error\)/\1/p' | sort; }
+	for o in "${pobjs[@]}"; do
+		f=${o%.o}.c
+		cmd=$(grep "^  sparse .* $tree/$f\$" "$mlog" | tail -n 1)
 		[ -n "$cmd" ] || { echo "sparse did not run on $f"; sp=1; continue; }
 		base=""
 		for p in $(cd "$tree" && QUILTRC="$top/workbench/quiltrc" quilt applied 2>/dev/null); do
 			if [ -f "$tree/.pc/$p/$f" ]; then base=$tree/.pc/$p/$f; break; fi
 		done
 		[ -n "$base" ] || continue
+		# The findings make printed after this file's command, up to the
+		# next command.
+		new=$(awk -v c="$cmd" '$0 == c { on = 1; next } /^  sparse / { on = 0 } on' "$mlog" | norm)
 		copy=$tree/$(dirname "$f")/.pristine-$(basename "$f")
 		cp "$base" "$copy"
-		norm() { sed -n 's/^[^ ]*:[0-9]*:[0-9]*: \(warning\|error\)/\1/p' | sort; }
-		new=$(cd "$obj" && eval "${cmd/-Wp,-MMD,*.d /}" 2>&1 | norm)
 		old=$(cd "$obj" && eval "$(echo "${cmd/-Wp,-MMD,*.d /}" | sed "s|$tree/$f|$copy|")" 2>&1 | norm)
 		rm -f "$copy"
 		added=$(comm -13 <(echo "$old") <(echo "$new"))
 		if [ -n "$added" ]; then echo "$f: new sparse findings:"; echo "$added"; sp=1; fi
 		checked="$checked $f"
 	done
+	rm -f "$mlog"
 	say "sparse on the patched files ($checked ): $([ $sp = 0 ] && echo clean || echo findings above)"
 	[ $sp = 0 ] || bad=1
 fi
@@ -101,11 +149,12 @@ if command -v spatch >/dev/null; then
 	out=$(cd "$tree" && for c in $(find scripts/coccinelle -name '*.cocci' | sort); do
 		grep -q 'script:ocaml' "$c" && continue
 		grep -q 'virtual report' "$c" || continue
-		spatch -D report --no-show-diff --very-quiet --cocci-file "$c" \
+		cached "$c" $cfiles include/linux/compiler-version.h include/linux/kconfig.h -- \
+			spatch -D report --no-show-diff --very-quiet --cocci-file "$c" \
 			--no-includes --include-headers -I arch/x86/include -I include \
 			-I include/uapi -I arch/x86/include/uapi \
 			--include include/linux/compiler-version.h \
-			--include include/linux/kconfig.h $cfiles 2>&1
+			--include include/linux/kconfig.h $cfiles
 	done | grep -E "^($(echo $cfiles | tr ' ' '|')):" || true)
 	if [ -n "$out" ]; then echo "$out"; bad=1; fi
 	say "coccicheck (report) on $cfiles: $([ -z "$out" ] && echo clean || echo findings above)"

@@ -2,6 +2,8 @@
 #
 #   make demo                 build the x86_64 test kernel, boot it, show thp_scan
 #   make test                 every test, x86_64 + arm64 + the x86_64 debug kernel
+#                             (the debug kernel's boot without thp_policy_fault)
+#   make test-full            the same, the debug kernel's boot with every program
 #   make tree                 assemble build/linux (tarball + overlay + quilt)
 #   make kernel ARCH=.. CFG=..   one kernel (ARCH x86_64|arm64, CFG test|debug)
 #   make boot ARCH=.. CFG=..  boot it and run the in-guest tests
@@ -28,7 +30,7 @@ BENCH_ARGS ?=
 
 W := workbench
 
-.PHONY: all deps tree kernel tests boot demo test flake-hunt stress selftests-matrix bench kunit-run quilt clean
+.PHONY: all deps tree kernel tests boot demo test test-full flake-hunt stress selftests-matrix bench kunit-run quilt clean
 
 all: demo
 
@@ -52,6 +54,9 @@ demo: deps
 
 test: deps
 	@$(W)/test.sh
+
+test-full: deps
+	@TEST_FULL=1 $(W)/test.sh
 
 flake-hunt: deps
 	@$(W)/flake-hunt.sh

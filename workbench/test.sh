@@ -3,13 +3,34 @@
 # (KASAN, lockdep, DEBUG_VM, DEBUG_LIST), each booted in QEMU to run its
 # KUnit suites and the in-guest tests, plus the workbench's own checks.
 # Prints what it does as it goes and ends with "N passed, N failed".
+#
+# Two lanes run at once: the builder builds the kernels one after another
+# (logs in build/logs/build-ARCH-CFG.log), and the tester builds the test
+# programs, runs the workbench's checks, then boots each kernel as soon as
+# it is built, and runs the static checks once the x86_64 test kernel is
+# there.  A boot mostly waits (kthpscand's minimum age, khugepaged, PSI),
+# so the next kernel builds meanwhile.  Every result of either lane is
+# counted (build/logs/tally); nothing is skipped to save time, except
+# that the debug kernel's boot leaves out DEBUG_SKIP (thp_policy_fault,
+# whose policy cases run on both test kernels; 40 % of the debug boot)
+# unless TEST_FULL=1 (make test-full).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 W=$top/workbench
-# ARCH:CFG pairs to run, e.g. TEST_CONFIGS="x86_64:test" for a quick run.
-configs=${TEST_CONFIGS:-x86_64:test arm64:test x86_64:debug}
+# ARCH:CFG pairs to run, in the order they are built, e.g.
+# TEST_CONFIGS="x86_64:test" for a quick run.  The debug kernel is built
+# second: its build and its boot are the longest.
+configs=${TEST_CONFIGS:-x86_64:test x86_64:debug arm64:test}
+# Programs the debug kernel's boot leaves out (TEST_FULL=1: none).
+debug_skip=${DEBUG_SKIP-thp_policy_fault}
+[ "${TEST_FULL:-0}" = 1 ] && debug_skip=
 mkdir -p "$build/logs"
+state=$build/logs/test-state
+rm -rf "$state"
+mkdir -p "$state"
+tally=$state/tally
+: > "$tally"
 
 # Boot parameters and what thp_policy_boot must find (see its source).
 boot_params=(
@@ -28,13 +49,29 @@ boot_programs=(
 	"thp_scan_node_boot cgroup_disable=memory"
 )
 
-passed=0 failed=0 skipped=0
 t0=$(date +%s)
 step() { echo "== [$(date +%T), +$(($(date +%s) - t0)) s] $*"; }
-count() { # count FILE: add "passed failed skipped"
-	local p f s
-	read -r p f s < "$1"
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+# Every count goes to the tally file, so that both lanes count: one line
+# "PASSED FAILED SKIPPED" each (an append this short is atomic).
+count() { # count FILE: add its "passed failed skipped"
+	cat "$1" >> "$tally"
+}
+check() { # check NAME OK?
+	if [ "$2" = 0 ]; then
+		echo "1 0 0" >> "$tally"; echo "workbench: ok: $1"
+	else
+		echo "0 1 0" >> "$tally"; echo "workbench: FAIL: $1"
+	fi
+}
+finish() {
+	local p=0 f=0 s=0 a b c
+	while read -r a b c; do
+		p=$((p + a)) f=$((f + b)) s=$((s + c))
+	done < "$tally"
+	step "done"
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" = 0 ]
+	exit
 }
 # boot NAME ARGS...: one qemu/boot.sh run, counted.  Its counts are
 # results.py's; a boot that exits non-zero without a counted failure (or
@@ -69,62 +106,51 @@ limits() { # ARCH CFG
 	*) BOOT_LIMIT=1800 PROG_LIMIT=900 ;;
 	esac
 }
-check() { # check NAME OK?
-	if [ "$2" = 0 ]; then
-		passed=$((passed + 1)); echo "workbench: ok: $1"
-	else
-		failed=$((failed + 1)); echo "workbench: FAIL: $1"
-	fi
-}
-finish() {
-	step "done"
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-	exit
-}
 
-step "assembling the kernel tree"
-if ! "$W/tree.sh"; then
-	check "assemble the tree" 1
-	finish
-fi
-
-for c in $configs; do
-	arch=${c%%:*} cfg=${c#*:}
-	step "building the $arch-$cfg kernel (log: build/logs/build-$arch-$cfg.log)"
-	if ! "$W/build-kernel.sh" "$arch" "$cfg" > "$build/logs/build-$arch-$cfg.log" 2>&1; then
-		tail -n 40 "$build/logs/build-$arch-$cfg.log"
-		check "build the $arch-$cfg kernel" 1
-		continue
-	fi
-	tail -n 1 "$build/logs/build-$arch-$cfg.log"
-	step "building the $arch test programs"
-	if ! "$W/build-tests.sh" "$arch"; then
-		check "build the $arch test programs" 1
-		continue
-	fi
-	step "booting $arch-$cfg (console: build/logs/$arch-$cfg/console.log)"
-	limits "$arch" "$cfg"
-	boot "$arch-$cfg" --arch "$arch" --cfg "$cfg" --timeout "$BOOT_LIMIT" --test-timeout "$PROG_LIMIT"
-	[ "$cfg" = test ] || continue
-	# The upstream mm selftests that exercise THP, unmodified, the quick
-	# set (workbench/upstream/tests) under defer, on x86_64; make
-	# selftests-matrix runs them all on both architectures under every
-	# policy.  About 4 minutes.  Three CPUs: migration needs them.
-	# 2 GiB: in 1 GiB khugepaged's collapse_compound_extreme now and then
-	# fails to allocate a PMD THP after cow ran (see README.md, "Upstream
-	# mm selftests").
-	if [ "$arch" = x86_64 ]; then
-		step "building the $arch upstream mm selftests"
-		if ! "$W/build-upstream.sh" "$arch" 2> "$build/logs/build-upstream-$arch.log"; then
-			tail -n 40 "$build/logs/build-upstream-$arch.log"
-			check "build the $arch upstream mm selftests" 1
+# --- the builder lane --------------------------------------------------
+# Builds each kernel in turn; $state/built-ARCH-CFG holds its exit status.
+builder() {
+	local c arch cfg rc
+	for c in $configs; do
+		arch=${c%%:*} cfg=${c#*:}
+		step "building the $arch-$cfg kernel (log: build/logs/build-$arch-$cfg.log)"
+		"$W/build-kernel.sh" "$arch" "$cfg" > "$build/logs/build-$arch-$cfg.log" 2>&1
+		rc=$?
+		if [ $rc = 0 ]; then
+			step "built: $(tail -n 1 "$build/logs/build-$arch-$cfg.log")"
 		else
-			step "booting $arch-$cfg with transparent_hugepage=defer for the upstream mm selftests (quick)"
-			boot "$arch-upstream-defer-quick" --arch "$arch" --cfg "$cfg" --tests upstream_mm_quick \
-				--file "$build/tests/$arch/upstream:/upstream" \
-				--append transparent_hugepage=defer --mem 2048 --smp 3 --timeout 900 --quiet
+			tail -n 40 "$build/logs/build-$arch-$cfg.log"
 		fi
+		[ $rc = 0 ] || check "build the $arch-$cfg kernel" 1
+		echo $rc > "$state/built-$arch-$cfg"
+	done
+}
+# wait_kernel ARCH CFG: until the builder is done with it; fails if it
+# did not build.
+wait_kernel() {
+	while [ ! -f "$state/built-$1-$2" ]; do
+		kill -0 "$builder_pid" 2>/dev/null || break
+		sleep 5
+	done
+	[ "$(cat "$state/built-$1-$2" 2>/dev/null)" = 0 ]
+}
+
+# --- the tester lane ----------------------------------------------------
+# The boots of one kernel after the one that runs every program.
+test_boots() { # ARCH CFG
+	local arch=$1 cfg=$2 n params entry prog
+	# The upstream mm selftests that exercise THP, unmodified, the quick
+	# set (workbench/upstream/tests) under defer, on x86_64 (built while
+	# the first kernel built); make selftests-matrix runs them all on both
+	# architectures under every policy.  About 4 minutes.  Three CPUs:
+	# migration needs them.  2 GiB: in 1 GiB khugepaged's
+	# collapse_compound_extreme now and then fails to allocate a PMD THP
+	# after cow ran (see README.md, "Upstream mm selftests").
+	if [ "$arch" = x86_64 ] && [ "$(cat "$state/upstream-$arch" 2>/dev/null)" = 0 ]; then
+		step "booting $arch-$cfg with transparent_hugepage=defer for the upstream mm selftests (quick)"
+		boot "$arch-upstream-defer-quick" --arch "$arch" --cfg "$cfg" --tests upstream_mm_quick \
+			--file "$build/tests/$arch/upstream:/upstream" \
+			--append transparent_hugepage=defer --mem 2048 --smp 3 --timeout 900 --quiet
 	fi
 	# The hazards again on an arm64 CPU with MTE (QEMU -M virt,mte=on),
 	# where hazards.mte_tagged_zero_granules runs.  About 1 minute.
@@ -152,62 +178,52 @@ for c in $configs; do
 			check "boot $arch-$prog" 1
 		fi
 	done
-done
-
-step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"
-"$W/check.sh" > "$build/logs/check.out" 2>&1
-crc=$?
-cat "$build/logs/check.out"
-while read -r line; do
-	case "$line" in
-	"check: "*": clean") check "${line%: clean}" 0 ;;
-	"check: "*) check "${line%: findings above}" 1 ;;
-	esac
-done < <(grep '^check: ' "$build/logs/check.out")
-# Whatever its lines said, check.sh failing fails the run.
-check "workbench/check.sh exit status ($crc)" $crc
-
-step "workbench checks"
-# The expected list (qemu/expected-tests) against the sources.
-python3 "$W/check-expected.py"
-check "qemu/expected-tests lists what the sources define" $?
-# ... and that check itself, on fixture sources with a case added and one
-# removed.
-sc=$W/selfcheck
-out=$(python3 "$W/check-expected.py" --root "$sc/sources" --list "$sc/sources/expected-tests" \
-	--allow "$sc/sources/skips.allow" 2>&1)
-rc=$?
-echo "$out" | sed 's/^/  selfcheck: /'
-[ $rc = 1 ] &&
-	grep -qF 'kunit fixture.fixture_case_new is defined in the sources but not in' <<< "$out" &&
-	grep -qF 'add the line "thp_scan_fixture fixture.variant_b.added" there' <<< "$out" &&
-	grep -qF 'thp_scan_fixture global.removed is in' <<< "$out" &&
-	grep -q ': 3 differences$' <<< "$out"
-check "check-expected.py finds a test missing from the list and one gone from the sources" $?
-
-# The result parser on fixtures whose counts are known (each folder's
-# "expect": its exit status, its counts and the FAIL lines that say why;
-# see workbench/selfcheck/README), then each check that a fixture exists
-# for taken out of a copy of results.py: the fixture must then fail.
-selfcheck_lines() { # LABEL COMMAND...: its "WORD: ok: ..." / "WORD: FAIL: ..." lines counted
-	local label=$1 out rc line
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	echo "$out" | grep -v ': ok: ' | sed 's/^/  /'
-	while IFS= read -r line; do
-		case "$line" in
-		*": ok: "*) check "${line#*: ok: }" 0 ;;
-		*": FAIL: "*) check "${line#*: FAIL: }" 1 ;;
-		esac
-	done < <(echo "$out" | grep -E '^[a-z]+: (ok|FAIL): ')
-	check "$label exit status ($rc)" $rc
 }
-selfcheck_lines workbench/selfcheck/run.sh "$sc/run.sh"
-selfcheck_lines workbench/selfcheck/mutants.py python3 "$sc/mutants.py"
 
-# The same on real boots of the x86_64 test kernel.
-if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ]; then
+workbench_checks() {
+	# The expected list (qemu/expected-tests) against the sources.
+	python3 "$W/check-expected.py"
+	check "qemu/expected-tests lists what the sources define" $?
+	# ... and that check itself, on fixture sources with a case added and one
+	# removed.
+	sc=$W/selfcheck
+	out=$(python3 "$W/check-expected.py" --root "$sc/sources" --list "$sc/sources/expected-tests" \
+		--allow "$sc/sources/skips.allow" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/  selfcheck: /'
+	[ $rc = 1 ] &&
+		grep -qF 'kunit fixture.fixture_case_new is defined in the sources but not in' <<< "$out" &&
+		grep -qF 'add the line "thp_scan_fixture fixture.variant_b.added" there' <<< "$out" &&
+		grep -qF 'thp_scan_fixture global.removed is in' <<< "$out" &&
+		grep -q ': 3 differences$' <<< "$out"
+	check "check-expected.py finds a test missing from the list and one gone from the sources" $?
+
+	# The result parser on fixtures whose counts are known (each folder's
+	# "expect": its exit status, its counts and the FAIL lines that say why;
+	# see workbench/selfcheck/README), then each check that a fixture exists
+	# for taken out of a copy of results.py: the fixture must then fail.
+	selfcheck_lines() { # LABEL COMMAND...: its "WORD: ok: ..." / "WORD: FAIL: ..." lines counted
+		local label=$1 out rc line
+		shift
+		out=$("$@" 2>&1)
+		rc=$?
+		echo "$out" | grep -v ': ok: ' | sed 's/^/  /'
+		while IFS= read -r line; do
+			case "$line" in
+			*": ok: "*) check "${line#*: ok: }" 0 ;;
+			*": FAIL: "*) check "${line#*: FAIL: }" 1 ;;
+			esac
+		done < <(echo "$out" | grep -E '^[a-z]+: (ok|FAIL): ')
+		check "$label exit status ($rc)" $rc
+	}
+	selfcheck_lines workbench/selfcheck/run.sh "$sc/run.sh"
+	selfcheck_lines workbench/selfcheck/mutants.py python3 "$sc/mutants.py"
+}
+
+# Kernel reports, failed mounts and time limits on real boots of the
+# x86_64 test kernel.
+selfcheck_boots() {
+	local out rc
 	sboot() { # NAME ARGS...: boot, keep the output in build/logs/NAME.out
 		local name=$1
 		shift
@@ -264,6 +280,79 @@ if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ]; then
 		grep -q "FAIL thp_scan_knobs: not started: [0-9]* s left before the boot's deadline" "$out" &&
 		! grep -q 'FAIL guest finished' "$out" && ! grep -q 'QEMU killed' "$out"
 	check "programs killed at their limit or not started before the deadline fail by name" $?
+}
+
+static_checks() {
+	"$W/check.sh" > "$build/logs/check.out" 2>&1
+	crc=$?
+	cat "$build/logs/check.out"
+	while read -r line; do
+		case "$line" in
+		"check: "*": clean") check "${line%: clean}" 0 ;;
+		"check: "*) check "${line%: findings above}" 1 ;;
+		esac
+	done < <(grep '^check: ' "$build/logs/check.out")
+	# Whatever its lines said, check.sh failing fails the run.
+	check "workbench/check.sh exit status ($crc)" $crc
+}
+
+step "assembling the kernel tree"
+if ! "$W/tree.sh"; then
+	check "assemble the tree" 1
+	finish
+fi
+
+builder &
+builder_pid=$!
+
+# While the first kernel builds: the test programs of every architecture
+# that will boot, and the upstream mm selftests (they need only the tree).
+for a in $(for c in $configs; do echo "${c%%:*}"; done | sort -u); do
+	step "building the $a test programs"
+	"$W/build-tests.sh" "$a" > "$build/logs/build-tests-$a.log" 2>&1
+	rc=$?
+	cat "$build/logs/build-tests-$a.log"
+	echo $rc > "$state/tests-$a"
+	[ $rc = 0 ] || check "build the $a test programs" 1
+done
+if [[ " $configs " = *" x86_64:test "* ]]; then
+	step "building the x86_64 upstream mm selftests"
+	"$W/build-upstream.sh" x86_64 2> "$build/logs/build-upstream-x86_64.log"
+	rc=$?
+	[ $rc = 0 ] || tail -n 40 "$build/logs/build-upstream-x86_64.log"
+	echo $rc > "$state/upstream-x86_64"
+	[ $rc = 0 ] || check "build the x86_64 upstream mm selftests" 1
+fi
+step "workbench checks"
+workbench_checks
+
+for c in $configs; do
+	arch=${c%%:*} cfg=${c#*:}
+	step "waiting for the $arch-$cfg kernel"
+	wait_kernel "$arch" "$cfg" || continue
+	[ "$(cat "$state/tests-$arch")" = 0 ] || continue
+	limits "$arch" "$cfg"
+	tests=all
+	if [ "$cfg" = debug ] && [ -n "$debug_skip" ]; then
+		tests=$(for t in $(cat "$build/tests/$arch/tests.list"); do
+			[[ " $debug_skip " = *" $t "* ]] || echo "$t"; done | tr '\n' ' ')
+		step "booting $arch-$cfg without $debug_skip (make test-full runs it; console: build/logs/$arch-$cfg/console.log)"
+	else
+		step "booting $arch-$cfg (console: build/logs/$arch-$cfg/console.log)"
+	fi
+	boot "$arch-$cfg" --arch "$arch" --cfg "$cfg" --tests "$tests" --timeout "$BOOT_LIMIT" --test-timeout "$PROG_LIMIT"
+	[ "$cfg" = test ] || continue
+	test_boots "$arch" "$cfg"
+	if [ "$arch" = x86_64 ]; then
+		step "workbench checks on real boots of the x86_64 test kernel"
+		selfcheck_boots
+		step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"
+		static_checks
+	fi
+done
+wait "$builder_pid"
+if [[ " $configs " != *" x86_64:test "* ]]; then
+	check "static checks and real-boot self-checks: need x86_64:test in TEST_CONFIGS" 1
 fi
 cd "$top"
 finish

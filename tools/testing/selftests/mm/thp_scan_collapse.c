@@ -33,10 +33,24 @@
 #define FILE_NUM(path) must_long(_metadata, path)
 #define PMD_STAT(name) must_stat(_metadata, self->z.pmd_kb, name)
 
-/* The byte every data page @pg is filled with: never zero. */
+/* The byte a data page @pg is filled with past its first word: never zero. */
 static unsigned char page_byte(size_t pg)
 {
 	return (unsigned char)(pg * 7 + 1) | 1;
+}
+
+/*
+ * What data page @pg holds, at @dst: its byte, and in its first word its
+ * own number (inverted: never zero), so that no two pages of a test hold
+ * the same data and a collapse that put a page in another's place is
+ * read back as a difference.
+ */
+static void page_data(char *dst, size_t pg, size_t psz)
+{
+	uint64_t tag = ~(uint64_t)pg;
+
+	memset(dst, page_byte(pg), psz);
+	memcpy(dst, &tag, sizeof(tag));
 }
 
 /*
@@ -52,7 +66,7 @@ static void fill(char *p, size_t nr_pages, size_t psz, size_t per,
 
 	for (pg = 0; pg < nr_pages; pg++)
 		if (data(pg, per))
-			memset(p + pg * psz, page_byte(pg), psz);
+			page_data(p + pg * psz, pg, psz);
 }
 
 /* Every byte of @nr_pages pages: the first page that differs, or -1. */
@@ -66,7 +80,10 @@ static long check(const char *p, size_t nr_pages, size_t psz, size_t per,
 	if (!want)
 		return 0;
 	for (pg = 0; pg < nr_pages && bad < 0; pg++) {
-		memset(want, data(pg, per) ? page_byte(pg) : 0, psz);
+		if (data(pg, per))
+			page_data(want, pg, psz);
+		else
+			memset(want, 0, psz);
 		if (memcmp(p + pg * psz, want, psz))
 			bad = pg;
 	}

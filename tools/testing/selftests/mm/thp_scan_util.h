@@ -191,9 +191,16 @@ static inline bool is_zero(const char *p, size_t len)
 	return true;
 }
 
-/* The byte at offset @off of page @pg when that page holds data: never 0. */
+/*
+ * The byte at offset @off of page @pg when that page holds data: never 0.
+ * Its first 8 bytes spell the page's number, 7 bits a byte, so that no
+ * two pages of a test's memory hold the same data: a collapse or a split
+ * that put a page in another's place would be read back as a difference.
+ */
 static inline char pattern(size_t pg, size_t off)
 {
+	if (off < 8)
+		return (char)((((uint64_t)pg >> (7 * off)) & 0x7f) << 1 | 1);
 	return (char)(((pg * 2654435761u) >> 7) + off * 31 + 1) | 1;
 }
 

@@ -296,6 +296,18 @@ static long check(const char *p, size_t from, size_t to, size_t psz,
 } while (0)
 
 /*
+ * Wait until each of the @n folios at @pfns (the test's own) has been
+ * split, as @decision, since the trace was cleared: the split event fires
+ * once the split is over.  The seconds waited.
+ */
+static int wait_split(const unsigned long *pfns, size_t n, const char *decision)
+{
+	struct ev_filter f = { true, decision, pfns, n, 0, true };
+
+	return WAIT_FOR(pfns_seen(&f) == n);
+}
+
+/*
  * Wait until kthpscand has decided on each of the @n folios at @pfns since
  * the trace was cleared, and check that every decision on them was
  * @decision.
@@ -938,26 +950,33 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	const unsigned int new_order = c->pmd ? c->new_order + order - 9 : c->new_order;
 	const size_t fsz = per * self->psz, taken = to - from, bpages = 1UL << new_order;
 	const unsigned long kb = fsz >> 10, new_kb = (bpages * self->psz) >> 10;
-	long sp0, sd0, to0 = 0, tom0, tds0, mem0, rss0, mem1;
+	long sp0, sd0, to0 = 0, tom0, tds0, rss0;
 	unsigned long *heads = calloc(nr, sizeof(*heads));
+	unsigned long *gone = calloc(nr * taken, sizeof(*gone));
 	size_t i, b, whole = 0, blocks = 0;
 	char *p;
 	int t;
 
 	ASSERT_NE(NULL, heads);
+	ASSERT_NE(NULL, gone);
 	set_sizes(self, c->pmd, !c->pmd);
 	p = map_thp(nr * fsz, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
 	ASSERT_EQ(nr, whole_folios(p, nr, per));
 	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	/* The pages to be unmapped, one by one. */
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(0, pagemap_pfns(p + i * fsz + from * self->psz, taken,
+					  gone + i * taken));
+	/* Charged to the test's memcg, as anonymous memory: what is looked at below. */
+	ASSERT_EQ(nr * taken, charged_anon(gone, nr * taken, cgroup_ino(CG_T), false));
 	sp0 = STAT(kb, "thp_scan_split_partial");
 	sd0 = STAT(kb, "split_deferred");
 	tds0 = VMSTAT("thp_deferred_split_page");
 	if (new_order >= 2)
 		to0 = STAT(new_kb, "thp_scan_split_to");
 	tom0 = VMSTAT("thp_scan_split_to_mthp");
-	mem0 = MEMCG();
 	rss0 = rss_anon();
 	ASSERT_EQ(0, clear_trace());
 
@@ -970,7 +989,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	}
 	/* Rss drops at once; the memcg is uncharged when the folios are split. */
 	EXPECT_EQ((long)(nr * taken * self->psz >> 10), rss0 - (long)rss_anon());
-	t = WAIT_FOR(STAT(kb, "thp_scan_split_partial") - sp0 >= (long)nr);
+	t = wait_split(heads, nr, "split_partially_mapped");
 	EXPECT_EQ(nr, STAT(kb, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
 	/* A confirmed partial mapping, counted as 6.12 counts one. */
 	EXPECT_EQ(nr, STAT(kb, "split_deferred") - sd0);
@@ -981,10 +1000,14 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	} else {
 		EXPECT_EQ(tom0, VMSTAT("thp_scan_split_to_mthp"));
 	}
-	/* Uncharges may wait in the per-CPU charge stock (memcg_slack()). */
-	mem1 = MEMCG();
-	EXPECT_GE(mem0 - mem1 + memcg_slack(), (long)(nr * taken * self->psz))
-		TH_LOG("memory.current %ld -> %ld", mem0, mem1);
+	/*
+	 * The unmapped part is freed: none of its pages is still charged
+	 * to the memcg as anonymous memory that nothing maps.  Page by page
+	 * (kpagecgroup): memory.current would hide a leak of up to the
+	 * per-CPU charge stock, 64 pages a CPU.
+	 */
+	EXPECT_EQ(0, charged_anon(gone, nr * taken, cgroup_ino(CG_T), true))
+		TH_LOG("of %zu unmapped pages", nr * taken);
 
 	/* Traced: the walk saw what is mapped, the split chose the order. */
 	expect_split_partial(_metadata, heads, nr, order, per - taken, new_order);
@@ -1019,6 +1042,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 			munmap(p + i * fsz + from * self->psz, taken * self->psz);
 	}
 	free(heads);
+	free(gone);
 }
 
 /*
@@ -1139,8 +1163,8 @@ static long zram_io_stat(int n)
 TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 {
 	const size_t nr = 16, per = 16, half = per / 2, len = nr * per * self->psz;
-	long sp0, sd0, pm0, out0, sc0, fail0, mem0, mem1;
-	unsigned long heads[16], pfn;
+	long sp0, sd0, pm0, out0, sc0, fail0;
+	unsigned long heads[16], gone[16 * 8], pfn;
 	size_t i;
 	char *p;
 	int t;
@@ -1180,20 +1204,23 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	}
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
 	EXPECT_EQ(sp0, STAT(M64_KB, "thp_scan_split_partial"));
+	/* The unmapped halves: still charged, in the swap cache, mapped nowhere. */
+	for (i = 0; i < nr; i++)
+		for (pfn = 0; pfn < half; pfn++)
+			gone[i * half + pfn] = heads[i] + half + pfn;
+	EXPECT_EQ(nr * half, charged_anon(gone, nr * half, cgroup_ino(CG_T), true));
 
 	ASSERT_EQ(0, clear_trace());
-	mem0 = MEMCG();
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
-	t = WAIT_FOR(STAT(M64_KB, "thp_scan_split_partial") - sp0 >= (long)nr);
-	mem1 = MEMCG();
+	t = wait_split(heads, nr, "split_partially_mapped");
 	EXPECT_EQ(nr, STAT(M64_KB, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
 	EXPECT_EQ(nr, STAT(M64_KB, "split_deferred") - sd0);
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
 	/* In the swap cache: to base pages only. */
 	expect_split_partial(_metadata, heads, nr, self->order_64k, half, 0);
-	/* The unmapped halves are freed. */
-	EXPECT_GE(mem0 - mem1 + memcg_slack(), (long)(nr * half * self->psz))
-		TH_LOG("memory.current %ld -> %ld", mem0, mem1);
+	/* The unmapped halves are freed, every page of them (kpagecgroup). */
+	EXPECT_EQ(0, charged_anon(gone, nr * half, cgroup_ino(CG_T), true))
+		TH_LOG("of %zu unmapped pages", nr * half);
 	for (i = 0; i < nr; i++) {
 		EXPECT_DATA(p, i * per, i * per + half, per, fact_every_page);
 		EXPECT_EQ(1, whole_folios(p + i * per * self->psz, 1, 1));
@@ -1212,10 +1239,10 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 {
 	const size_t nr = 4, per = self->per, half = per / 2;
 	const unsigned long half_kb = self->pmd_kb / 2;
-	long split0, sp0, sd0, pm0, to0, mem0, mem1;
+	long split0, sp0, sd0, pm0, to0;
 	int to_child[2], to_parent[2], status, t;
 	pid_t child;
-	unsigned long heads[4];
+	unsigned long heads[4], *gone = calloc(nr * half, sizeof(*gone));
 	char c = 0;
 	size_t i;
 	char *p;
@@ -1269,16 +1296,22 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	EXPECT_EQ(pm0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
 	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
 	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
+	/* The halves only the parent maps: charged to the memcg, as anonymous memory. */
+	ASSERT_NE(NULL, gone);
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(0, pagemap_pfns(p + i * self->pmd + self->pmd / 2, half,
+					  gone + i * half));
+	ASSERT_EQ(nr * half, charged_anon(gone, nr * half, cgroup_ino(CG_T), false));
 
-	mem0 = MEMCG();
 	ASSERT_EQ(0, munmap(p, nr * self->pmd));
-	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_partial") - sp0 >= (long)nr);
+	t = wait_split(heads, nr, "split_partially_mapped");
 	EXPECT_EQ(nr, STAT(self->pmd_kb, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
 	EXPECT_EQ(nr, STAT(self->pmd_kb, "split_deferred") - sd0);
 	EXPECT_EQ(nr, STAT(half_kb, "thp_scan_split_to") - to0);
-	mem1 = MEMCG();
-	EXPECT_GE(mem0 - mem1 + memcg_slack(), (long)(nr * self->pmd / 2))
-		TH_LOG("memory.current %ld -> %ld", mem0, mem1);
+	/* The unmapped halves are freed, every page of them (kpagecgroup). */
+	EXPECT_EQ(0, charged_anon(gone, nr * half, cgroup_ino(CG_T), true))
+		TH_LOG("of %zu unmapped pages", nr * half);
+	free(gone);
 	expect_split_partial(_metadata, heads, nr, self->order_pmd, half,
 			     self->order_pmd - 1);
 
@@ -1301,9 +1334,12 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 {
 	const size_t nr = 8, per = self->per, len = nr * self->pmd;
-	long split0, tsp0, su0, km0, kmv0, coll0, full0, looks, secs, n, j;
+	long km0, full0, looks, secs, n, j;
 	struct thp_settings s;
-	unsigned long heads[8];
+	unsigned long heads[8], now_heads[8];
+	struct ev_filter kept = { false, "keep_mlocked", heads, nr, 0, false };
+	struct ev_filter any_split = { true, NULL, heads, nr, 0, false };
+	struct ev_filter split_ok = { true, "split_underused", heads, nr, 0, true };
 	struct thp_scan_event *ev;
 	double start;
 	char *p;
@@ -1323,32 +1359,33 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	fill(p, 0, nr * per, self->psz, per, one_page);
 	ASSERT_EQ(nr, whole_folios(p, nr, per));
 	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
-	split0 = STAT(self->pmd_kb, "split");
-	su0 = STAT(self->pmd_kb, "thp_scan_split_underused");
 	km0 = STAT(self->pmd_kb, "thp_scan_keep_mlocked");
-	kmv0 = VMSTAT("thp_scan_keep_mlocked");
-	tsp0 = VMSTAT("thp_split_page");
-	coll0 = VMSTAT("thp_collapse_alloc");
 	full0 = counter(_metadata, KHUGEPAGED "full_scans", NULL);
 	ASSERT_EQ(0, clear_trace());
 
-	/* 60 s, and many looks at each THP (bounded: 3 min). */
+	/* 60 s, and many looks at each of these THPs (bounded: 3 min). */
 	start = now();
-	t = WAIT_FOR((now() - start >= 60 &&
-		      STAT(self->pmd_kb, "thp_scan_keep_mlocked") - km0 >= (long)(10 * nr)) ||
+	t = WAIT_FOR((now() - start >= 60 && events(&kept) >= (long)(10 * nr)) ||
 		     now() - start >= 180);
-	looks = STAT(self->pmd_kb, "thp_scan_keep_mlocked") - km0;
+	looks = events(&kept);
 	secs = now() - start;
 	ksft_print_msg("%ld looks at %zu mlocked THPs in %ld s\n", looks, nr, secs);
 	EXPECT_GE(secs, 60);
 	EXPECT_GE(looks, (long)(10 * nr)) TH_LOG("after %d s", t);
-	EXPECT_GE(VMSTAT("thp_scan_keep_mlocked") - kmv0, looks);
-	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
-	EXPECT_EQ(su0, STAT(self->pmd_kb, "thp_scan_split_underused"));
-	EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
-	EXPECT_EQ(coll0, VMSTAT("thp_collapse_alloc"));
+	EXPECT_EQ(nr, pfns_seen(&kept));
+	/* A system-wide counter: it counts these looks at least. */
+	EXPECT_GE(STAT(self->pmd_kb, "thp_scan_keep_mlocked") - km0, looks);
+	/* khugepaged passed over them again and again. */
 	EXPECT_GT(counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
+	/*
+	 * Not split (by thp_scan: the trace; by anything: each range is
+	 * still the same folio, whole) and not collapsed anew (the same
+	 * pfns).
+	 */
+	EXPECT_EQ(0, events(&any_split));
 	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, now_heads));
+	EXPECT_EQ(0, memcmp(heads, now_heads, sizeof(heads)));
 	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
 	/* Every look at them: keep_mlocked, no page zero-scanned. */
 	n = thp_scan_events(&ev);
@@ -1363,8 +1400,10 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 
 	/* The control: munlocked, they are split as underused. */
 	ASSERT_EQ(0, munlock(p, len));
-	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_underused") - su0 >= (long)nr);
-	EXPECT_EQ(nr, STAT(self->pmd_kb, "thp_scan_split_underused") - su0) TH_LOG("after %d s", t);
+	t = wait_split(heads, nr, "split_underused");
+	EXPECT_EQ(nr, events(&split_ok)) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, events(&any_split));
+	EXPECT_EQ(0, whole_folios(p, nr, per));
 	EXPECT_EQ((long)(nr * self->psz >> 10), smaps_kb(p, "Rss:"));
 	EXPECT_DATA(p, 0, nr * per, per, one_page);
 	munmap(p, len);
@@ -1444,7 +1483,7 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	EXPECT_EQ((long)self->pmd_kb, smaps_kb(p, "AnonHugePages:"));
 
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_STOP));
-	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_underused") - su0 >= 1);
+	t = wait_split(&head, 1, "split_underused");
 	EXPECT_EQ(1, STAT(self->pmd_kb, "thp_scan_split_underused") - su0) TH_LOG("after %d s", t);
 	EXPECT_EQ(1, events(&f));
 	EXPECT_EQ((long)(self->psz >> 10), smaps_kb(p, "Rss:"));

@@ -781,11 +781,16 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	EXPECT_EQ(split_m0, STAT(M64_KB, "split"));
 
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
-	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_split_underused") - su_p0 >= (long)nr_pmd &&
-		     STAT(M64_KB, "thp_scan_split_underused") - su_m0 >= (long)nr_m);
-	EXPECT_EQ(nr_pmd, STAT(self->pmd_kb, "thp_scan_split_underused") - su_p0)
+	/*
+	 * On the split events of the test's own folios (a system-wide
+	 * counter could end the wait with one of them halfway through its
+	 * split: one more page resident than the data).
+	 */
+	t = wait_split(heads_pmd, nr_pmd, "split_underused");
+	t += wait_split(heads_m, nr_m, "split_underused");
+	EXPECT_LE(nr_pmd, STAT(self->pmd_kb, "thp_scan_split_underused") - su_p0)
 		TH_LOG("after %d s", t);
-	EXPECT_EQ(nr_m, STAT(M64_KB, "thp_scan_split_underused") - su_m0);
+	EXPECT_LE(nr_m, STAT(M64_KB, "thp_scan_split_underused") - su_m0);
 	/* Split where they were moved to. */
 	fp.pfns = heads_pmd;
 	fp.n = nr_pmd;
@@ -850,9 +855,11 @@ TEST_F_TIMEOUT(facts, numa_stale_flags_refuted, 300)
 	EXPECT_EQ(nr, STAT(M64_KB, "nr_anon_partially_mapped") - pm0);
 
 	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
-	t = WAIT_FOR(STAT(M64_KB, "thp_scan_not_partial") - np0 >= (long)nr);
-	EXPECT_EQ(nr, STAT(M64_KB, "thp_scan_not_partial") - np0) TH_LOG("after %d s", t);
-	EXPECT_EQ(nr, VMSTAT("thp_scan_not_partial") - npv0);
+	/* On the decisions on the test's own folios, by their pfns. */
+	t = WAIT_FOR(pfns_seen(&f) == nr);
+	/* System-wide counters: they count these decisions at least. */
+	EXPECT_LE(nr, STAT(M64_KB, "thp_scan_not_partial") - np0) TH_LOG("after %d s", t);
+	EXPECT_LE(nr, VMSTAT("thp_scan_not_partial") - npv0);
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
 	EXPECT_EQ(nr, pfns_seen(&f));
 	/* Every page of each mapped, as its mapcounts say. */
@@ -1413,7 +1420,7 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
  * A long-term pinned, mostly zero PMD THP (PIN_LONGTERM_TEST_START of one
  * of its pages through /sys/kernel/debug/gup_test, as RDMA or VFIO pin
  * buffers): kthpscand keeps it as pinned without a zero scan or a walk
- * (thp_scan_pages_scanned flat), looks at it at most once per minimum age
+ * (every look at it: no page scanned), looks at it at most once per minimum age
  * (2 s here), and does not split it; unpinned, it is split as underused.
  */
 TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
@@ -1421,10 +1428,12 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	const size_t per = self->per;
 	const long age_ms = 2000;
 	struct pin_longterm_test pin = { 0 };
-	long scanned0, kp0, kpv0, su0, split0, n, j, looks = 0;
+	long kp0, kpv0, su0, n, j, looks = 0;
 	struct thp_scan_event *ev;
 	unsigned long head;
 	struct ev_filter f = { true, "split_underused", &head, 1 };
+	struct ev_filter pinned = { false, "keep_pinned", &head, 1 };
+	struct ev_filter any_split = { true, NULL, &head, 1 };
 	double last = -1;
 	char *p, *buf, *want;
 	uint64_t user;
@@ -1451,15 +1460,13 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	page_data(want, self->psz, 7);
 	EXPECT_EQ(0, memcmp(buf, want, self->psz));
 
-	scanned0 = VMSTAT("thp_scan_pages_scanned");
 	kp0 = STAT(self->pmd_kb, "thp_scan_keep_pinned");
 	kpv0 = VMSTAT("thp_scan_keep_pinned");
 	su0 = STAT(self->pmd_kb, "thp_scan_split_underused");
-	split0 = STAT(self->pmd_kb, "split");
 	ASSERT_EQ(0, clear_trace());
-	t = WAIT_FOR(STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0 >= 4);
-	EXPECT_GE(STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0, 4) TH_LOG("after %d s", t);
-	EXPECT_EQ(scanned0, VMSTAT("thp_scan_pages_scanned"));
+	/* Four looks at the test's own THP, by its pfn. */
+	t = WAIT_FOR(events(&pinned) >= 4);
+	EXPECT_GE(events(&pinned), 4) TH_LOG("after %d s", t);
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
 		if (ev[j].split || ev[j].pfn != head)
@@ -1475,17 +1482,22 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 		looks++;
 	}
 	free(ev);
-	EXPECT_EQ(STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0, looks);
-	EXPECT_EQ(VMSTAT("thp_scan_keep_pinned") - kpv0, looks);
-	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
-	EXPECT_EQ(su0, STAT(self->pmd_kb, "thp_scan_split_underused"));
+	/*
+	 * The counters, read after the trace, count these looks at least
+	 * (kthpscand may have looked again since).  Not split: no split
+	 * event on its pfn, still one whole THP.
+	 */
+	EXPECT_LE(looks, STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0);
+	EXPECT_LE(looks, VMSTAT("thp_scan_keep_pinned") - kpv0);
+	EXPECT_EQ(0, events(&any_split));
 	EXPECT_EQ(1, whole_folios(p, 1, per));
 	EXPECT_EQ((long)self->pmd_kb, smaps_kb(p, "AnonHugePages:"));
 
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_STOP));
 	t = wait_split(&head, 1, "split_underused");
-	EXPECT_EQ(1, STAT(self->pmd_kb, "thp_scan_split_underused") - su0) TH_LOG("after %d s", t);
+	EXPECT_LE(1, STAT(self->pmd_kb, "thp_scan_split_underused") - su0) TH_LOG("after %d s", t);
 	EXPECT_EQ(1, events(&f));
+	EXPECT_EQ(1, events(&any_split));
 	EXPECT_EQ((long)(self->psz >> 10), smaps_kb(p, "Rss:"));
 	EXPECT_DATA(p, 0, per, per, one_page);
 	close(fd);

@@ -303,21 +303,30 @@ static long zero_mapped(const char *p, size_t nr)
 
 /*
  * Let kthpscand split the NR_THPS sparse THPs at @p (min_age 0), and
- * wait until it has: false if it did not within WAIT_SECS.
+ * wait until it has: false if it did not within WAIT_SECS.  The wait is
+ * on the split events of the test's own THPs, by their head pfns, which
+ * fire once a split is over: neither a system-wide counter (another
+ * task's sparse THP split meanwhile ended it with one of the test's
+ * still to go) nor the mapping (a THP whose split is under way no longer
+ * looks like one while its subpages are not all mapped again: pagemap
+ * then found 4087 of 4088 zero subpages on the zero page).
  */
 static bool sparse_thps_split(struct __test_metadata *_metadata,
 			      const struct thp_sizes *z, char *p, long split0)
 {
+	unsigned long heads[NR_THPS];
+	struct ev_filter f = { true, "split_underused", heads, NR_THPS, 0, true };
 	bool ok;
 
-	if (put(THP_SCAN "min_age_millisecs", "0"))
+	if (head_pfns(p, NR_THPS, z->per, z->psz, heads) || clear_trace() ||
+	    put(THP_SCAN "min_age_millisecs", "0"))
 		return false;
-	ok = POLL(size_stat(z->pmd_kb, "thp_scan_split_underused") - split0 >= NR_THPS &&
-		  !count_thps(p, NR_THPS, z->pmd), WAIT_SECS);
-	TH_LOG("%ld sparse THPs split, %ld whole THPs left",
+	ok = POLL(pfns_seen(&f) == NR_THPS, WAIT_SECS);
+	TH_LOG("%zu of %d sparse THPs split (%ld in the system), %ld whole THPs left",
+	       pfns_seen(&f), NR_THPS,
 	       size_stat(z->pmd_kb, "thp_scan_split_underused") - split0,
 	       count_thps(p, NR_THPS, z->pmd));
-	return ok;
+	return ok && !count_thps(p, NR_THPS, z->pmd);
 }
 
 struct wp_write {

@@ -799,6 +799,7 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	 * deadline of ten flushes.  Every counter must exist.
 	 */
 	ASSERT_EQ(0, system("swapoff /dev/zram0"));
+	ASSERT_EQ(0, put(ZRAM "reset", "1"));
 	expect_memcg_empty(_metadata, CG_A);
 	expect_memcg_empty(_metadata, CG_B);
 	/*

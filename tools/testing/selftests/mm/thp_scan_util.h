@@ -967,6 +967,9 @@ static inline void thp_scan_state_restore(const struct thp_scan_state *s)
 	thp_scan_remove_cgroups();
 	if (!s->swap && zram_swap_on() && !system("swapoff /dev/zram0"))
 		put(ZRAM "reset", "1");
+	/* Set up but not swapped on (a test took swap off itself): reset too. */
+	if (!s->swap && !zram_swap_on() && get_long(ZRAM "disksize") > 0)
+		put(ZRAM "reset", "1");
 	if (!s->memcg)
 		put(CG "cgroup.subtree_control", "-memory");
 	if (s->thp)

@@ -107,11 +107,12 @@ static int shrink(void)
  * Sparse PMD THPs (page 7 of 512 written) while thp_scan is off, queued
  * and judged by the deferred split shrinker as in 6.12, with no zero scan
  * of thp_scan's (0 of 0).  Every decision is made by this task, in the
- * shrinker.  Returns the THPs, or NULL.
+ * shrinker.  Returns the THPs, or NULL; their head pfns in @heads.
  */
 static char *stock_shrink(struct __test_metadata *_metadata,
 			  struct _test_data_off *self, size_t nr,
-			  const char *max_ptes_none, const char *want)
+			  const char *max_ptes_none, const char *want,
+			  unsigned long *heads)
 {
 	int me = getpid();
 	struct trace_count c;
@@ -128,6 +129,10 @@ static char *stock_shrink(struct __test_metadata *_metadata,
 		return NULL;
 	}
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd)) {
+		return p;
+	}
+	/* The heads, while they are heads (the split maps page 0 to the zero page). */
+	ASSERT_EQ(0, head_pfns(p, nr, self->z.per, self->z.psz, heads)) {
 		return p;
 	}
 	/* New folios wait a jiffy before the shrinker takes them. */
@@ -174,14 +179,12 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 10)
 	ASSERT_EQ(0, head_pfns(m, nr, mper, self->z.psz, mheads));
 	ASSERT_EQ(0, put(path, "never"));
 
-	p = stock_shrink(_metadata, self, nr, "511", "keep_used");
+	p = stock_shrink(_metadata, self, nr, "511", "keep_used", p_heads);
 	ASSERT_NE(NULL, p);
 	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->z.psz, p_heads));
 	/* Looked at once: off the queue, not judged again at 0. */
-	q = stock_shrink(_metadata, self, nr, "0", "split_underused");
+	q = stock_shrink(_metadata, self, nr, "0", "split_underused", qheads);
 	ASSERT_NE(NULL, q);
-	ASSERT_EQ(0, head_pfns(q, nr, per, self->z.psz, qheads));
 	count_trace_pfns(self->z.order_pmd, "split_underused", 0, qheads, nr, &c);
 	EXPECT_EQ(nr, c.splits);
 	EXPECT_EQ(nr, c.decisions);

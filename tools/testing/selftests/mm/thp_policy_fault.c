@@ -187,12 +187,6 @@ TEST_F_TIMEOUT(policy, fault_64k_size, 3)
 	check_fault(_metadata, &variant->c, self->pmd, MTHP_KB, false);
 }
 
-/* THPs of @size bytes allocated at page fault so far; the counter must exist. */
-static long fault_allocs(struct __test_metadata *_metadata, size_t size)
-{
-	return must_stat(_metadata, size / 1024, "anon_fault_alloc");
-}
-
 /* Global "defer", or per-size "defer" for the PMD size under "never". */
 FIXTURE(defer) {
 	size_t pmd;
@@ -243,32 +237,44 @@ FIXTURE_TEARDOWN(defer)
  * No THP at fault, then khugepaged collapses the written, non-madvised
  * range once it scans, and every byte reads back.
  */
-TEST_F_TIMEOUT(defer, khugepaged_collapses, 12)
+TEST_F_TIMEOUT(defer, khugepaged_collapses, 90)
 {
 	const int nr = 2;
 	size_t len = nr * self->pmd, i;
 	char *p = map_thp(len, self->pmd, false);
-	long faults;
+	const size_t psz = getpagesize();
+	long bad, full0;
 
 	ASSERT_NE(NULL, p);
 	/*
-	 * khugepaged is woken when the mm is registered, at the first
-	 * fault, and may collapse while the range is written: count THP
-	 * faults rather than look at the mapping.
+	 * No THP at fault: the first page written in each range is a page
+	 * of its own (khugepaged, woken when the mm is registered at the
+	 * first fault, cannot have collapsed a range of one page; it may
+	 * collapse while the rest is written).  Every page its own data
+	 * (pattern()): a page in another's place shows.
 	 */
-	faults = fault_allocs(_metadata, self->pmd);
-	for (i = 0; i < len; i++)
-		p[i] = (char)(i * 7 + i / 4096);
-	EXPECT_EQ(faults, fault_allocs(_metadata, self->pmd));
+	for (i = 0; i < (size_t)nr; i++)
+		fill_page(p, i * (self->pmd / psz), psz);
+	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * psz / 1024), smaps_kb(p, "Rss:"));
+	for (i = 0; i < len / psz; i++)
+		fill_page(p, i, psz);
 
 	ASSERT_EQ(0, put(THP "khugepaged/scan_sleep_millisecs", "10"));
-	/* khugepaged every 10 ms, 4096 pages at a time: 10 s for TCG. */
-	EXPECT_TRUE(POLL(check_huge_anon(p, nr, self->pmd), 10))
-		TH_LOG("not collapsed after 10 s");
-	for (i = 0; i < len; i++)
-		if (p[i] != (char)(i * 7 + i / 4096))
-			break;
-	EXPECT_EQ(len, i) TH_LOG("data differs at offset %zu", i);
+	/*
+	 * khugepaged every 10 ms, 4096 pages at a time: collapsed on the
+	 * pass that reaches the range (a collapse that failed, begun while
+	 * the range was written, is tried again on the next): three full
+	 * passes, within a minute of guest time.
+	 */
+	full0 = get_long(THP "khugepaged/full_scans");
+	POLL(check_huge_anon(p, nr, self->pmd) ||
+	     get_long(THP "khugepaged/full_scans") - full0 >= 3, 60);
+	EXPECT_TRUE(check_huge_anon(p, nr, self->pmd))
+		TH_LOG("not collapsed after %ld full passes",
+		       get_long(THP "khugepaged/full_scans") - full0);
+	bad = check_pages(p, len / psz, psz, every_page, NULL);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 }
 
 /*
@@ -685,10 +691,16 @@ TEST_F_TIMEOUT(switch, no_fault_sees_never, 150)
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("a write to %s failed", self->knob);
 	fallbacks = must_stat(_metadata, kb, "anon_fault_fallback") - fallbacks;
-	TH_LOG("%ld faults, %ld THPs, %ld fallbacks, %d switches of %s meanwhile",
-	       faults, thps, fallbacks, during, self->knob);
+	TH_LOG("%ld faults, %ld THPs, %d switches of %s meanwhile (%ld fallbacks in the system)",
+	       faults, thps, during, self->knob, fallbacks);
 	EXPECT_GT(during, 0);
-	EXPECT_EQ(faults, thps + fallbacks);
+	/*
+	 * Every state of the cycle gives a THP at fault, and compaction
+	 * makes one at every fault (defrag "always"): each of the test's
+	 * own ranges has one (smaps).  A fault that saw "never" has none.
+	 * anon_fault_fallback is system-wide: only logged, as a clue.
+	 */
+	EXPECT_EQ(faults, thps);
 }
 
 FIXTURE(bad) {

@@ -2,10 +2,11 @@
 /*
  * Known THP hazards, with queued THPs that kthpscand then looks at:
  *
- * - A subpage of a queued sparse THP poisoned (MADV_HWPOISON, memory
- *   failure): kthpscand splits the other THPs and never touches the
- *   poisoned page; the process gets SIGBUS there and its data everywhere
- *   else.
+ * - A subpage of a sparse THP poisoned (MADV_HWPOISON) while a long-term
+ *   pin keeps memory failure from splitting the THP: the process gets
+ *   SIGBUS, and kthpscand keeps that THP without judging it (no page of
+ *   it read) while it splits the other THPs; the data everywhere else is
+ *   intact.
  * - The memcg of queued sparse THPs removed after its task left it (the
  *   THPs stay charged to the dying memcg, on its queue): kthpscand still
  *   finds and splits them, and the data is intact.
@@ -54,6 +55,7 @@
 #include "vm_util.h"
 #include "thp_settings.h"
 #include "thp_scan_util.h"
+#include "../../../../mm/gup_test.h"
 
 #define CG_H		CG "thp_hazards/"
 #define NR_THPS		8
@@ -107,56 +109,90 @@ static int sparse_pages(size_t pg, void *arg)
 	return pg % *per == 7;
 }
 
+/*
+ * A poisoned subpage in a THP that memory failure could not split: in
+ * 6.12 memory_failure() splits a THP before it takes the page away, so
+ * kthpscand never meets a poisoned page in a large folio unless that
+ * split failed.  It fails when something else holds a reference, as a
+ * long-term pin does (RDMA, VFIO; here PIN_LONGTERM_TEST_START of page 7
+ * through /sys/kernel/debug/gup_test): the THP stays whole and mapped,
+ * the page flagged HWPoison, the folio has_hwpoisoned, and the process
+ * gets SIGBUS at once.  Unpinned, the THP is one kthpscand may take: it
+ * must not judge it (folio_contain_hwpoisoned_page(): a zero scan would
+ * read the poisoned page, a split could not free it) and keeps it
+ * (keep_not_judged, no page scanned), while it splits the seven other
+ * sparse THPs.  Every byte but the poisoned page's reads as written.
+ */
 TEST_F_TIMEOUT(hazards, hwpoison_subpage_of_queued_thp, 120)
 {
 	size_t per = self->z.per;
-	long split0, bad;
+	struct pin_longterm_test pin = { 0 };
 	struct sigaction sa = { .sa_handler = on_sigbus };
-	char c = 0;
+	unsigned long heads[NR_THPS], pfn;
+	struct ev_filter looked = { false, NULL, heads, NR_THPS, 0, false };
+	struct ev_filter split = { true, NULL, heads, NR_THPS, 0, false };
+	struct ev_filter split_ok = { true, "split_underused", heads + 1, NR_THPS - 1, 0, true };
+	struct ev_filter poisoned = { false, NULL, heads, 1, 0, false };
+	struct ev_filter not_judged = { false, "keep_not_judged", heads, 1, 0, false };
+	struct thp_scan_event *ev;
+	long bad, n, j, secs;
+	int fd, kpf, got_sigbus;
 	char *p;
-	int got_sigbus;
 
 	ASSERT_EQ(0, access("/proc/sys/vm/memory_failure_recovery", F_OK))
 		TH_LOG("no CONFIG_MEMORY_FAILURE");
+	fd = open("/sys/kernel/debug/gup_test", O_RDWR);
+	ASSERT_GE(fd, 0) TH_LOG("no /sys/kernel/debug/gup_test: CONFIG_GUP_TEST?");
 	p = sparse_thps(&self->z, NR_THPS);
 	ASSERT_NE(NULL, p);
-	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	ASSERT_EQ(NR_THPS, whole_folios(p, NR_THPS, per));
+	ASSERT_EQ(0, head_pfns(p, NR_THPS, per, self->z.psz, heads));
+	pin.addr = (uintptr_t)(p + 7 * self->z.psz);
+	pin.size = self->z.psz;
+	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_START, &pin));
 
-	/*
-	 * Memory failure takes the page away, splitting THP 0 if it can; the
-	 * page was dirty, so the process gets SIGBUS at once, as it would
-	 * from a machine check on that page.
-	 */
 	ASSERT_EQ(0, sigaction(SIGBUS, &sa, NULL));
 	got_sigbus = sigsetjmp(sigbus_jmp, 1);
 	if (!got_sigbus)
-		ASSERT_EQ(0, madvise(p + POISONED * self->z.psz, self->z.psz,
-				     MADV_HWPOISON))
-			TH_LOG("MADV_HWPOISON: %s", strerror(errno));
+		madvise(p + POISONED * self->z.psz, self->z.psz, MADV_HWPOISON);
 	signal(SIGBUS, SIG_DFL);
-	TH_LOG("MADV_HWPOISON: %s", got_sigbus ? "SIGBUS" : "no signal");
+	EXPECT_TRUE(got_sigbus) TH_LOG("MADV_HWPOISON: no SIGBUS");
+	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_STOP));
+	close(fd);
 
+	/* THP 0: still whole, the same folio, its page poisoned. */
+	ASSERT_EQ(1, whole_folios(p, 1, per));
+	ASSERT_EQ(0, pagemap_pfns(p + POISONED * self->z.psz, 1, &pfn));
+	ASSERT_EQ(heads[0] + POISONED, pfn);
+	kpf = open("/proc/kpageflags", O_RDONLY);
+	ASSERT_GE(kpf, 0);
+	ASSERT_TRUE(kpageflags(kpf, pfn) & (1ULL << KPF_HWPOISON));
+	close(kpf);
+
+	ASSERT_EQ(0, clear_trace());
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") -
-			 split0 >= NR_THPS - 1, WAIT_SECS));
-	TH_LOG("%ld sparse THPs split, %ld whole THPs left",
-	       size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0,
-	       count_thps(p, NR_THPS, self->z.pmd));
-	/* None of the seven that were not poisoned is left whole. */
+	secs = kthpscand_deadline(0, 2);
+	EXPECT_TRUE(POLL(pfns_seen(&looked) == NR_THPS && pfns_seen(&split_ok) == NR_THPS - 1,
+			 secs))
+		TH_LOG("%zu of %d looked at, %zu of %d split after %ld s", pfns_seen(&looked),
+		       NR_THPS, pfns_seen(&split_ok), NR_THPS - 1, secs);
+	/* The seven others split, once each; THP 0 never. */
+	EXPECT_EQ(NR_THPS - 1, events(&split_ok));
+	EXPECT_EQ(NR_THPS - 1, events(&split));
 	EXPECT_EQ(0, count_thps(p + self->z.pmd, NR_THPS - 1, self->z.pmd));
+	EXPECT_EQ(1, whole_folios(p, 1, per));
+	/* Every look at THP 0: not judged, no page read. */
+	EXPECT_LE(1, events(&poisoned));
+	EXPECT_EQ(events(&poisoned), events(&not_judged));
+	n = thp_scan_events(&ev);
+	for (j = 0; j < n; j++)
+		if (!ev[j].split && ev[j].pfn == heads[0])
+			EXPECT_EQ(0, ev[j].scanned);
+	free(ev);
 
 	/* Every byte but the poisoned page's reads as written. */
 	bad = check_pages(p, NR_THPS * per, self->z.psz, sparse_except_poisoned, &per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-
-	/* The poisoned page itself: SIGBUS, not its old data, not a crash. */
-	ASSERT_EQ(0, sigaction(SIGBUS, &sa, NULL));
-	got_sigbus = sigsetjmp(sigbus_jmp, 1);
-	if (!got_sigbus)
-		c = __atomic_load_n(p + POISONED * self->z.psz, __ATOMIC_RELAXED);
-	signal(SIGBUS, SIG_DFL);
-	EXPECT_TRUE(got_sigbus) TH_LOG("read %d from the poisoned page", c);
 	munmap(p, NR_THPS * self->z.pmd);
 }
 
@@ -267,21 +303,30 @@ static long zero_mapped(const char *p, size_t nr)
 
 /*
  * Let kthpscand split the NR_THPS sparse THPs at @p (min_age 0), and
- * wait until it has: false if it did not within WAIT_SECS.
+ * wait until it has: false if it did not within WAIT_SECS.  The wait is
+ * on the split events of the test's own THPs, by their head pfns, which
+ * fire once a split is over: neither a system-wide counter (another
+ * task's sparse THP split meanwhile ended it with one of the test's
+ * still to go) nor the mapping (a THP whose split is under way no longer
+ * looks like one while its subpages are not all mapped again: pagemap
+ * then found 4087 of 4088 zero subpages on the zero page).
  */
 static bool sparse_thps_split(struct __test_metadata *_metadata,
 			      const struct thp_sizes *z, char *p, long split0)
 {
+	unsigned long heads[NR_THPS];
+	struct ev_filter f = { true, "split_underused", heads, NR_THPS, 0, true };
 	bool ok;
 
-	if (put(THP_SCAN "min_age_millisecs", "0"))
+	if (head_pfns(p, NR_THPS, z->per, z->psz, heads) || clear_trace() ||
+	    put(THP_SCAN "min_age_millisecs", "0"))
 		return false;
-	ok = POLL(size_stat(z->pmd_kb, "thp_scan_split_underused") - split0 >= NR_THPS &&
-		  !count_thps(p, NR_THPS, z->pmd), WAIT_SECS);
-	TH_LOG("%ld sparse THPs split, %ld whole THPs left",
+	ok = POLL(pfns_seen(&f) == NR_THPS, WAIT_SECS);
+	TH_LOG("%zu of %d sparse THPs split (%ld in the system), %ld whole THPs left",
+	       pfns_seen(&f), NR_THPS,
 	       size_stat(z->pmd_kb, "thp_scan_split_underused") - split0,
 	       count_thps(p, NR_THPS, z->pmd));
-	return ok;
+	return ok && !count_thps(p, NR_THPS, z->pmd);
 }
 
 struct wp_write {

@@ -16,8 +16,8 @@
  * flips every THP and thp_scan knob, bad values included. Every byte must
  * read back as written, every bad knob value must be refused with EINVAL
  * and every good one accepted; when the workers are gone, the THPs they
- * held are gone too (nr_anon of every size back to where it was) and the
- * available memory is back within a margin.
+ * held are gone too: nothing but kernel memory is left charged to the
+ * workers' memcgs, to the page, and no THP is left (nr_anon).
  *
  * The run lasts thpscan.stress_seconds= from the kernel command line, or
  * 30 seconds (make stress runs it for 10 minutes).
@@ -497,20 +497,139 @@ static __noreturn void flipper_run(time_t end, const struct thp_sizes *z, bool c
 	_exit(bad ? 1 : 0);
 }
 
-/* nr_anon of every anon THP size, summed in kB. */
-static long nr_anon_kb(const struct thp_sizes *z)
+/* nr_anon of the @size_kb size; a missing one fails the test and counts 0. */
+static long counter_at(struct __test_metadata *_metadata, unsigned long size_kb)
 {
-	long kb = 0, n;
+	long n = size_stat(size_kb, "nr_anon");
+
+	if (n < 0) {
+		TH_LOG("no hugepages-%lukB/stats/nr_anon", size_kb);
+		_metadata->exit_code = KSFT_FAIL;
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * nr_anon of every anon THP size (orders 2 to the PMD order, each of
+ * which has its hugepages-<size>kB), summed in kB; a missing counter
+ * fails the test.
+ */
+static long nr_anon_kb(struct __test_metadata *_metadata, const struct thp_sizes *z)
+{
+	long kb = 0;
 	int order;
 
-	for (order = 1; order <= z->order_pmd; order++) {
+	for (order = 2; order <= z->order_pmd; order++) {
 		unsigned long size_kb = (z->psz << order) / 1024;
 
-		n = size_stat(size_kb, "nr_anon");
-		if (n > 0)
-			kb += n * size_kb;
+		kb += counter_at(_metadata, size_kb) * size_kb;
 	}
 	return kb;
+}
+
+/* Field @key of @cg's memory.stat; -1 if there is none. */
+static long memcg_stat(const char *cg, const char *key)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%smemory.stat", cg);
+	return keyed(path, key);
+}
+
+/* Write @val to file @name of @cg; 0 or -errno. */
+static int cg_put(const char *cg, const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", cg, name);
+	return put(path, val);
+}
+
+static long cg_long(const char *cg, const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", cg, name);
+	return get_long(path);
+}
+
+/* Memory.stat's anonymous and swap-cache figures, which must all be 0. */
+static const char * const memcg_anon_keys[] = {
+	"anon", "anon_thp", "shmem", "active_anon", "inactive_anon",
+	"unevictable", "swapcached",
+};
+
+/*
+ * Is nothing but kernel memory charged to @cg, to the page?  The per-CPU
+ * charge stock drained first: a write of memory.high (to 0: the kernel
+ * drains the stock before it compares the usage; no task is left there
+ * to be throttled).
+ */
+static bool memcg_only_kernel(const char *cg, long *cur, long *kernel)
+{
+	unsigned int i;
+	bool ok = !cg_put(cg, "memory.high", "0");
+
+	*cur = cg_long(cg, "memory.current");
+	*kernel = memcg_stat(cg, "kernel");
+	for (i = 0; i < ARRAY_SIZE(memcg_anon_keys); i++)
+		ok &= memcg_stat(cg, memcg_anon_keys[i]) == 0;
+	return ok && *cur >= 0 && *cur == *kernel;
+}
+
+/* See the test: nothing of the workers is left charged to @cg. */
+static void expect_memcg_empty(struct __test_metadata *_metadata, const char *cg)
+{
+	long cur, kernel;
+	unsigned int i;
+	bool ok;
+
+	ASSERT_LE(0, memcg_stat(cg, "kernel")) TH_LOG("%s: no kernel in memory.stat", cg);
+	for (i = 0; i < ARRAY_SIZE(memcg_anon_keys); i++) {
+		const char *key = memcg_anon_keys[i];
+
+		if (memcg_stat(cg, key) < 0)
+			ksft_print_msg("%s: no %s in memory.stat\n", cg, key);
+		ASSERT_LE(0, memcg_stat(cg, key));
+	}
+	ok = POLL(memcg_only_kernel(cg, &cur, &kernel), 20);
+	EXPECT_TRUE(ok) TH_LOG("%s: memory.current %ld, kernel %ld", cg, cur, kernel);
+	for (i = 0; !ok && i < ARRAY_SIZE(memcg_anon_keys); i++)
+		ksft_print_msg("%s: %s %ld\n", cg, memcg_anon_keys[i],
+			       memcg_stat(cg, memcg_anon_keys[i]));
+	ASSERT_EQ(0, cg_put(cg, "memory.high", "max"));
+}
+
+/*
+ * With kmemleak in the kernel (/sys/kernel/debug/kmemleak), no object
+ * leaked in the run (kmemleak_clear() before it): a scan now, then what
+ * it reports.  Without it,
+ * said so in the log: the memcg checks above see only charged memory.
+ */
+#define KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+/* Forget what kmemleak suspected before the run (if it is there). */
+static void kmemleak_clear(void)
+{
+	if (!access(KMEMLEAK, F_OK)) {
+		put(KMEMLEAK, "scan");
+		put(KMEMLEAK, "clear");
+	}
+}
+
+static void kmemleak_check(struct __test_metadata *_metadata)
+{
+	const char *kml = KMEMLEAK;
+	char buf[4096];
+
+	if (access(kml, F_OK)) {
+		ksft_print_msg("no kmemleak in this kernel: uncharged kernel memory not checked\n");
+		return;
+	}
+	ASSERT_EQ(0, put(kml, "scan"));
+	ASSERT_EQ(0, get(kml, buf, sizeof(buf)));
+	EXPECT_STREQ("", buf) TH_LOG("kmemleak: %.1000s", buf);
 }
 
 /* The sum of thp_scan's split counters over every size. */
@@ -575,16 +694,6 @@ FIXTURE_TEARDOWN(stress)
 	thp_scan_reset();
 }
 
-static long mem_available_kb(void)
-{
-	return keyed("/proc/meminfo", "MemAvailable:");
-}
-
-static long anon_pages_kb(void)
-{
-	return keyed("/proc/meminfo", "AnonPages:");
-}
-
 /* Where the memory is, for a failure's log. */
 static void log_meminfo(const char *when)
 {
@@ -602,7 +711,7 @@ static void log_meminfo(const char *when)
 TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 {
 	long seconds = cmdline_long("thpscan.stress_seconds=");
-	long anon0, pages0, avail0, avail, split0, total, margin, kzero0;
+	long anon0, split0, kzero0;
 	pid_t pids[NR_WORKERS + 1];
 	int two_nodes = !access("/sys/devices/system/node/node1", F_OK);
 	int i, status, bad_workers = 0, flipper_ok;
@@ -624,12 +733,10 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	if (cmdline_long("thpscan.numa_nodes=") >= 2)
 		ASSERT_TRUE(two_nodes);
 	log_meminfo("before");
-	anon0 = nr_anon_kb(&self->z);
-	pages0 = anon_pages_kb();
-	avail0 = mem_available_kb();
+	anon0 = nr_anon_kb(_metadata, &self->z);
+	kmemleak_clear();
 	split0 = splits(&self->z);
 	kzero0 = get_long(KSM "ksm_zero_pages");
-	ASSERT_GT(avail0, 0);
 	end = time(NULL) + seconds;
 	TH_LOG("%d workers and a knob flipper for %ld s, %s", NR_WORKERS, seconds,
 	       two_nodes ? "two nodes" : "one node");
@@ -678,25 +785,32 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	TH_LOG("ksm_zero_pages %ld, %ld before", get_long(KSM "ksm_zero_pages"), kzero0);
 
 	/*
-	 * Back where it started: the knobs (swap off, the memcgs removed),
-	 * then the memory. The workers' anonymous memory, THPs and base
-	 * pages, must all be gone: AnonPages within 1 MiB (this process's
-	 * own page tables and stdio), nr_anon of every size exactly. The
-	 * available memory gets a margin of 5 % of RAM: slab caches, per-CPU
-	 * page lists and, in the debug kernel, KASAN's quarantine keep some
-	 * of what was freed; the workers held 3 x 24 MiB and their swap.
+	 * Back where it started, exactly, in the workers' own memcgs: the
+	 * workers lived in A and B from their first step; with them gone
+	 * and swap off (no page left in the swap cache), nothing of theirs
+	 * may still be charged there but kernel memory.  memory.current
+	 * holds the per-CPU charge stock as well: writing memory.high makes
+	 * the kernel drain it (drain_all_stock()) before it looks at the
+	 * usage, so after that write memory.current is what is charged, to
+	 * the page, and it must be memory.stat's "kernel" and nothing more:
+	 * a page, large or small, anonymous or in the swap cache, that the
+	 * run left allocated and charged shows.  memory.stat is flushed
+	 * from the per-CPU counters at least every 2 s: polled, with a
+	 * deadline of ten flushes.  Every counter must exist.
+	 */
+	ASSERT_EQ(0, system("swapoff /dev/zram0"));
+	ASSERT_EQ(0, put(ZRAM "reset", "1"));
+	expect_memcg_empty(_metadata, CG_A);
+	expect_memcg_empty(_metadata, CG_B);
+	/*
+	 * And system-wide, no THP left behind by a worker (nr_anon of each
+	 * size, which must exist): at most as many as before (kthpscand
+	 * may have split some of this process's own).
 	 */
 	thp_scan_reset();
-	ASSERT_EQ(0, put("/proc/sys/vm/drop_caches", "3"));
-	total = keyed("/proc/meminfo", "MemTotal:");
-	margin = total / 20;
-	EXPECT_TRUE(POLL(nr_anon_kb(&self->z) <= anon0, 20))
-		TH_LOG("anon THPs: %ld kB, %ld kB before", nr_anon_kb(&self->z), anon0);
-	EXPECT_TRUE(POLL(anon_pages_kb() <= pages0 + 1024, 20))
-		TH_LOG("AnonPages %ld kB, %ld kB before", anon_pages_kb(), pages0);
-	EXPECT_TRUE(POLL((avail = mem_available_kb()) >= avail0 - margin, 20))
-		TH_LOG("MemAvailable %ld kB, %ld kB before (margin %ld kB)", avail,
-		       avail0, margin);
+	EXPECT_TRUE(POLL(nr_anon_kb(_metadata, &self->z) <= anon0, 20))
+		TH_LOG("anon THPs: %ld kB, %ld kB before", nr_anon_kb(_metadata, &self->z), anon0);
+	kmemleak_check(_metadata);
 	log_meminfo("after");
 }
 

@@ -135,6 +135,31 @@ static inline long size_stat(unsigned long kb, const char *name)
 	__ok;							\
 })
 
+/*
+ * How much slower than the x86_64 test kernel under TCG a kernel may run
+ * these tests: the debug kernel (KASAN, lockdep) is 3 to 5 times slower.
+ * Deadlines are the knobs' times this much.
+ */
+#define KERNEL_SLOWDOWN 5
+
+/*
+ * The longest kthpscand may take, in seconds, to decide on a folio mapped
+ * now and due: the minimum age (thp_scan/min_age_millisecs, or @age_ms
+ * if not negative: for partially mapped folios, 0), then @rounds rounds,
+ * each after a sleep of scan_sleep_millisecs, all KERNEL_SLOWDOWN times
+ * over, and a second for the poll.
+ */
+static inline long kthpscand_deadline(long age_ms, long rounds)
+{
+	long sleep_ms = get_long(THP_SCAN "scan_sleep_millisecs");
+
+	if (age_ms < 0)
+		age_ms = get_long(THP_SCAN "min_age_millisecs");
+	if (age_ms < 0 || sleep_ms < 0)
+		return 600;
+	return (age_ms + rounds * sleep_ms) * KERNEL_SLOWDOWN / 1000 + 1;
+}
+
 /* Field @key (e.g. "Rss:") in kB of the mapping that contains @addr; -1 if none. */
 static inline long smaps_kb(void *addr, const char *key)
 {
@@ -191,9 +216,16 @@ static inline bool is_zero(const char *p, size_t len)
 	return true;
 }
 
-/* The byte at offset @off of page @pg when that page holds data: never 0. */
+/*
+ * The byte at offset @off of page @pg when that page holds data: never 0.
+ * Its first 8 bytes spell the page's number, 7 bits a byte, so that no
+ * two pages of a test's memory hold the same data: a collapse or a split
+ * that put a page in another's place would be read back as a difference.
+ */
 static inline char pattern(size_t pg, size_t off)
 {
+	if (off < 8)
+		return (char)((((uint64_t)pg >> (7 * off)) & 0x7f) << 1 | 1);
 	return (char)(((pg * 2654435761u) >> 7) + off * 31 + 1) | 1;
 }
 
@@ -300,24 +332,31 @@ static inline bool parse_event(const char *line, struct thp_scan_event *e)
  * The thp_scan events in the trace for folios of @order: decisions named
  * @decision (with the counts of the last one), and the splits decided so,
  * those that worked and those that failed.  @pid: only the events of that
- * task, or of any task if 0.
+ * task, or of any task if 0.  @pfns: only those on the @n folios there
+ * (the test's own), or on any if NULL.
  */
 struct trace_count {
 	long decisions, splits, failed;
 	unsigned int zero, scanned, mapped;
 };
 
-static inline void count_trace(unsigned int order, const char *decision, int pid,
-			       struct trace_count *c)
+static inline void count_trace_pfns(unsigned int order, const char *decision, int pid,
+				    const unsigned long *pfns, size_t n,
+				    struct trace_count *c)
 {
 	struct thp_scan_event e;
 	char line[512];
 	FILE *f = fopen(TRACE "trace", "r");
+	size_t i;
 
 	memset(c, 0, sizeof(*c));
 	while (f && fgets(line, sizeof(line), f)) {
 		if (!parse_event(line, &e) || e.order != order ||
 		    strcmp(e.decision, decision) || (pid && e.pid != pid))
+			continue;
+		for (i = 0; i < n && pfns[i] != e.pfn; i++)
+			;
+		if (pfns && i == n)
 			continue;
 		if (!e.split) {
 			c->decisions++;
@@ -332,6 +371,12 @@ static inline void count_trace(unsigned int order, const char *decision, int pid
 	}
 	if (f)
 		fclose(f);
+}
+
+static inline void count_trace(unsigned int order, const char *decision, int pid,
+			       struct trace_count *c)
+{
+	count_trace_pfns(order, decision, pid, NULL, 0, c);
 }
 
 /*
@@ -417,6 +462,78 @@ static inline long whole_folios(const char *p, size_t nr, size_t per)
 }
 
 /*
+ * The pfn of the first page of each of the @nr folios of @per pages at
+ * @p, into @heads; 0 for one not present.  0, or -1 if pagemap cannot be
+ * read.
+ */
+static inline int head_pfns(const char *p, size_t nr, size_t per, size_t psz,
+			    unsigned long *heads)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (pagemap_pfns(p + i * per * psz, 1, heads + i))
+			return -1;
+	return 0;
+}
+
+static inline bool pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pfns[i] == pfn)
+			return true;
+	return false;
+}
+
+/* A u64 of one of the /proc/kpage* files, at @pfn; false if it cannot be read. */
+static inline bool kpage_word(int fd, unsigned long pfn, uint64_t *v)
+{
+	return pread(fd, v, sizeof(*v), pfn * sizeof(*v)) == sizeof(*v);
+}
+
+/*
+ * How many of the @n pages at @pfns (pages of the test's own folios, their
+ * pfns read from pagemap while they were mapped) are anonymous memory
+ * charged to the memcg whose cgroup inode is @cg_ino; with @unmapped, only
+ * those mapped nowhere (/proc/kpagecount 0): pages that a split, or no
+ * split, left allocated and charged after the test unmapped them.  A page
+ * that was freed belongs to no memcg (/proc/kpagecgroup 0) and is no
+ * anonymous page; one the allocator gave out again is another memcg's,
+ * or not anonymous, or mapped.  No per-CPU charge stock and no other
+ * task's memory blurs this: it reads the test's pages one by one.  -1 if
+ * the /proc/kpage* files cannot be read.
+ */
+static inline long charged_anon(const unsigned long *pfns, size_t n,
+				unsigned long long cg_ino, bool unmapped)
+{
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	int kpc = open("/proc/kpagecount", O_RDONLY);
+	int kcg = open("/proc/kpagecgroup", O_RDONLY);
+	long left = 0;
+	size_t i;
+
+	for (i = 0; i < n && left >= 0; i++) {
+		uint64_t flags, count, ino;
+
+		if (kpf < 0 || kpc < 0 || kcg < 0 || !kpage_word(kpf, pfns[i], &flags) ||
+		    !kpage_word(kpc, pfns[i], &count) || !kpage_word(kcg, pfns[i], &ino))
+			left = -1;
+		else if (ino == cg_ino && !(unmapped && count) &&
+			 (flags & (1ULL << KPF_ANON | 1ULL << KPF_THP)))
+			left++;
+	}
+	if (kpf >= 0)
+		close(kpf);
+	if (kpc >= 0)
+		close(kpc);
+	if (kcg >= 0)
+		close(kcg);
+	return left;
+}
+
+/*
  * The thp_scan events in the trace buffer (see parse_event()) into *@out
  * (malloc'ed, the caller frees it).  Returns how many, or -1 if the trace
  * cannot be read.
@@ -465,6 +582,108 @@ static inline int read_events(struct thp_scan_event *ev, int max)
 			ev[n - 1] = e;
 	fclose(f);
 	return n;
+}
+
+static inline int cmp_pfn(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A filter on the thp_scan events: decisions or splits, of one decision
+ * value or any (NULL), on folios whose pfn is one of @pfns (the test's
+ * own, from pagemap); of task @pid only if it is not 0, and for splits
+ * only those that worked if @ok.
+ */
+struct ev_filter {
+	bool split;
+	const char *decision;
+	const unsigned long *pfns;
+	size_t n;
+	int pid;
+	bool ok;
+};
+
+/*
+ * How many events in the trace match @f (-1 if it cannot be read); and in
+ * *@seen, if not NULL, how many of the pfns have at least one.
+ */
+static inline long match_events(const struct ev_filter *f, size_t *seen)
+{
+	unsigned long *sorted = malloc((f->n + 1) * sizeof(*sorted));
+	bool *hit = calloc(f->n + 1, sizeof(*hit));
+	struct thp_scan_event *ev = NULL;
+	long n = -1, i, c = 0;
+	size_t s = 0;
+
+	if (sorted && hit) {
+		memcpy(sorted, f->pfns, f->n * sizeof(*sorted));
+		qsort(sorted, f->n, sizeof(*sorted), cmp_pfn);
+		n = thp_scan_events(&ev);
+	}
+	for (i = 0; i < n; i++) {
+		unsigned long *k;
+
+		if (ev[i].split != f->split ||
+		    (f->decision && strcmp(ev[i].decision, f->decision)) ||
+		    (f->pid && ev[i].pid != f->pid) || (f->ok && ev[i].ret))
+			continue;
+		k = bsearch(&ev[i].pfn, sorted, f->n, sizeof(*sorted), cmp_pfn);
+		if (!k)
+			continue;
+		c++;
+		s += !hit[k - sorted];
+		hit[k - sorted] = true;
+	}
+	if (seen)
+		*seen = s;
+	free(ev);
+	free(hit);
+	free(sorted);
+	return n < 0 ? -1 : c;
+}
+
+static inline long events(const struct ev_filter *f)
+{
+	return match_events(f, NULL);
+}
+
+static inline size_t pfns_seen(const struct ev_filter *f)
+{
+	size_t seen;
+
+	match_events(f, &seen);
+	return seen;
+}
+
+/*
+ * How many huge_memory:mm_khugepaged_scan_pmd events in the trace ended
+ * with @status (e.g. "exceed_new_pte") on a page among the @n pfns at
+ * @pfns (the test's own range): khugepaged's verdict on that range.  -1
+ * if the trace cannot be read.
+ */
+static inline long khugepaged_scans(const char *status, const unsigned long *pfns,
+				    size_t n)
+{
+	char line[512], want[64];
+	const char *pfn;
+	long c = 0;
+	FILE *f = fopen(TRACE "trace", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), " status=%s,", status);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " mm_khugepaged_scan_pmd: ") || !strstr(line, want))
+			continue;
+		pfn = strstr(line, "scan_pfn=");
+		if (pfn && pfn_in(strtoul(pfn + strlen("scan_pfn="), NULL, 16), pfns, n))
+			c++;
+	}
+	fclose(f);
+	return c;
 }
 
 /* The pid of kthpscand, or -1. */
@@ -617,6 +836,7 @@ static const char * const thp_scan_knobs[] = {
 	THP "shrink_underused", AUTO "interval_ms",
 	TRACE "events/thp_scan/enable",
 	TRACE "events/huge_memory/thp_auto_state/enable",
+	TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable",
 	"/sys/kernel/mm/ksm/use_zero_pages", "/sys/kernel/mm/ksm/pages_to_scan",
 	"/sys/kernel/mm/ksm/sleep_millisecs", "/sys/kernel/mm/ksm/run",
 };
@@ -746,6 +966,9 @@ static inline void thp_scan_state_restore(const struct thp_scan_state *s)
 
 	thp_scan_remove_cgroups();
 	if (!s->swap && zram_swap_on() && !system("swapoff /dev/zram0"))
+		put(ZRAM "reset", "1");
+	/* Set up but not swapped on (a test took swap off itself): reset too. */
+	if (!s->swap && !zram_swap_on() && get_long(ZRAM "disksize") > 0)
 		put(ZRAM "reset", "1");
 	if (!s->memcg)
 		put(CG "cgroup.subtree_control", "-memory");

@@ -3,10 +3,11 @@
  * thp_scan: find anonymous (m)THPs that do not pay for themselves and
  * split them.
  *
- * Every anon large folio of order >= 2 joins a thp_scan queue when it gets
- * its first rmap and stays there until it is freed or split.  A kthread,
- * kthpscand, walks the queues without waiting for memory pressure, and the
- * deferred split shrinker walks them under pressure.  For each folio:
+ * Every anon large folio of order >= 2 is stamped with the time it was
+ * made, and nothing more is done for it at fault or at free.  A kthread,
+ * kthpscand, finds these folios by walking the anon LRU lists, oldest
+ * first, without waiting for memory pressure, and the deferred split
+ * shrinker does the same under pressure.  For each folio:
  * partially mapped, split it; otherwise count its zero-filled subpages and
  * split it if more than underused_zero_pct percent are zero (the split
  * maps them to the shared zeropage and frees them); otherwise keep it and
@@ -25,7 +26,9 @@
 #include <linux/kobject.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
+#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
+#include <linux/mm_inline.h>
 #include <linux/page-flags.h>
 #include <linux/rmap.h>
 #include <linux/sched/cputime.h>
@@ -111,8 +114,9 @@ static unsigned int thp_scan_swapout_mode __read_mostly = THP_SCAN_SWAPOUT_UNDER
 #define THP_SCAN_PARTIAL_DELAY_MS	100
 
 /*
- * While nothing is queued kthpscand sleeps until a folio is queued; this
- * bounds the sleep should a wake-up be missed (see thp_scan_queued()).
+ * While no lruvec has a large anon folio kthpscand sleeps until one has;
+ * this bounds the sleep should a wake-up be missed (see
+ * thp_scan_lruvec_first()).
  */
 #define THP_SCAN_IDLE_TIMEOUT_MS	(60 * MSEC_PER_SEC)
 
@@ -126,9 +130,10 @@ static struct task_struct *thp_scan_thread __read_mostly;
 static DECLARE_WAIT_QUEUE_HEAD(thp_scan_wait);
 
 /*
- * kthpscand sleeps without a timeout while every queue is empty: it sets
- * thp_scan_idle first, and whoever queues a folio then wakes it.
- * thp_scan_kicked ends any sleep: a knob changed, or pressure began.
+ * kthpscand sleeps without a timeout while no lruvec has a large anon
+ * folio: it sets thp_scan_idle first, and whoever puts an lruvec on
+ * thp_scan_lruvecs then wakes it.  thp_scan_kicked ends any sleep: a knob
+ * changed, pressure began, or a folio was found partially mapped.
  */
 static bool thp_scan_idle;
 static bool thp_scan_kicked;
@@ -447,282 +452,296 @@ static int thp_scan_rmap_walk(struct folio *folio, struct thp_scan_walk *w)
 }
 
 /*
- * The queue.
+ * Finding the folios.
  *
- * A queue is 6.12's struct deferred_split, one per node and one per memcg:
- * split_queue holds the folios known to be partially mapped, scanned
- * first; then two lists per order, each in LRU order: scan_queue[] the
- * folios never looked at, kept_queue[] those looked at and kept.  A folio
- * joins the tail of its list stamped with the time (folio->_thp_scan_stamp,
- * whose lowest bit says it is on a kept list), the scanner takes from the
- * heads, and a folio scanned and kept goes to the tail of its kept list
- * with a new stamp: each list is sorted by stamp, and the scanner stops at
- * the first folio younger than the minimum age.  kthpscand takes the older
- * of the two heads of an order; the shrinker takes new folios at any age
- * and kept ones only after the minimum age, so that reclaim does not
- * zero-scan the same dense THPs again on every pass.
+ * thp_scan puts no folio on a list when it is made: a page fault pays for
+ * a stamp in the folio's own third page (when it was made, in
+ * folio->_thp_scan_stamp) and nothing else.  kthpscand finds the anon
+ * large folios by walking the anon LRU lists of each lruvec, oldest
+ * first, so that the LRU order is the order in which they are judged; it
+ * collects the folios that are due (a minimum age since they were made or
+ * last judged) in small batches and judges each batch from the largest
+ * order down.  The stamp's lowest bit says the folio was judged (and
+ * kept): "possibly over-allocated" is a folio whose bit is clear.
  *
- * All under split_queue_lock.  The scanner takes one folio at a time off
- * its list, with a reference held, and works on it on no list at all, so
- * that the rules in the comment above __folio_unqueue_deferred_split()
- * hold: a folio being freed (refcount zero) is only ever unlinked under
- * the lock, by whoever sees it first.
+ * kthpscand visits only the lruvecs on thp_scan_lruvecs: those that have
+ * had a large swap-backed folio on their lists since kthpscand last found
+ * them without one.  lruvec_add_folio() and its kin count these folios
+ * in lruvec->thp_scan.nr under lru_lock, which a large folio takes at
+ * fault and at free anyway, and the first one puts the lruvec on the
+ * list (thp_scan_lruvec_first()); kthpscand takes it off when it finds
+ * the count at 0.  So a memcg without large folios costs kthpscand
+ * nothing, and an lruvec that was walked through and has nothing due
+ * costs it one test a round until its oldest folio is due.
+ *
+ * Folios known to be partially mapped are on the lruvec's deferred split
+ * queue, as in 6.12 (deferred_split_folio()), and are taken from there
+ * first; the LRU walks pass them by.
+ *
+ * The deferred split shrinker, under memory pressure, does the same for
+ * the memcg and node it is called for, with a walk position of its own,
+ * and judges folios never judged at any age.
  */
 
-/* The lowest bit of folio->_thp_scan_stamp: the folio is on a kept list. */
+/* Counters of a decision and of a split, global and per size. */
+static void thp_scan_count(unsigned int order, enum vm_event_item event,
+			   enum mthp_stat_item item)
+{
+	count_vm_event(event);
+	count_mthp_stat(order, item);
+}
+
+/* The lowest bit of folio->_thp_scan_stamp: thp_scan judged the folio. */
 #define THP_SCAN_STAMP_KEPT	1UL
 
-static struct list_head *thp_scan_list(struct deferred_split *q,
-				       unsigned int order)
-{
-	return &q->scan_queue[order - THP_SCAN_MIN_ORDER];
-}
+/* Folios collected at once by a walk: they are judged largest first. */
+#define THP_SCAN_BATCH		16
 
-static struct list_head *thp_scan_kept_list(struct deferred_split *q,
-					    unsigned int order)
-{
-	return &q->kept_queue[order - THP_SCAN_MIN_ORDER];
-}
+/* LRU entries a walk visits under lru_lock at most, before it drops it. */
+#define THP_SCAN_WALK		256
 
-/* Stamp @folio with the time, and with whether it goes on a kept list. */
+/* LRU entries visited that cost the budget as much as a subpage read. */
+#define THP_SCAN_VISITS_PER_UNIT	16
+
+/* LRU entries the shrinker may visit per folio it is asked to take. */
+#define THP_SCAN_SHRINK_VISITS	64
+
+/* The lruvecs with large anon-LRU folios, in the order kthpscand visits them. */
+static LIST_HEAD(thp_scan_lruvecs);
+static unsigned long thp_scan_nr_lruvecs;
+/*
+ * Protects the two above and every lruvec's thp_scan.node.  Taken within
+ * lru_lock, from any context lru_lock is taken in: irqs off.
+ */
+static DEFINE_SPINLOCK(thp_scan_lruvecs_lock);
+
+/* Stamp @folio with the time, and whether thp_scan judged it and kept it. */
 static void thp_scan_stamp(struct folio *folio, bool kept)
 {
-	folio->_thp_scan_stamp = (jiffies & ~THP_SCAN_STAMP_KEPT) |
-				 (kept ? THP_SCAN_STAMP_KEPT : 0);
+	WRITE_ONCE(folio->_thp_scan_stamp, (jiffies & ~THP_SCAN_STAMP_KEPT) |
+					   (kept ? THP_SCAN_STAMP_KEPT : 0));
 }
 
-static bool thp_scan_is_kept(struct folio *folio)
+static bool thp_scan_is_kept(unsigned long stamp)
 {
-	return folio->_thp_scan_stamp & THP_SCAN_STAMP_KEPT;
+	return stamp & THP_SCAN_STAMP_KEPT;
+}
+
+/* The time in a stamp. */
+static unsigned long thp_scan_stamp_time(unsigned long stamp)
+{
+	return stamp & ~THP_SCAN_STAMP_KEPT;
 }
 
 /**
- * thp_scan_init_queue - initialize the thp_scan lists of a queue
- * @q: a deferred split queue; the caller initializes the rest of it
- */
-void thp_scan_init_queue(struct deferred_split *q)
-{
-	int i;
-
-	for (i = 0; i < THP_SCAN_NR_LISTS; i++) {
-		INIT_LIST_HEAD(&q->scan_queue[i]);
-		INIT_LIST_HEAD(&q->kept_queue[i]);
-	}
-	q->nr_kept = 0;
-}
-
-/**
- * thp_scan_enqueue - put a large folio at the tail of its list
- * @q: the queue of @folio's memcg or node, whose lock the caller holds
- * @folio: a folio of order >= 2 that is on no list
- * @kept: thp_scan looked at it and kept it
+ * thp_scan_new_folio - an anon large folio was made, and not judged yet
+ * @folio: the folio, of order >= 2, exclusive to the caller or locked
  *
- * A folio flagged partially mapped goes to split_queue, any other to the
- * new or the kept list of its order; either is stamped with the time it
- * joined.  The caller counts it in split_queue_len.
+ * Used for the large folios a split makes; thp_scan_add_folio() for the
+ * others.
  */
-void thp_scan_enqueue(struct deferred_split *q, struct folio *folio, bool kept)
+void thp_scan_new_folio(struct folio *folio)
 {
-	lockdep_assert_held(&q->split_queue_lock);
-
-	if (folio_test_partially_mapped(folio)) {
-		thp_scan_stamp(folio, false);
-		list_add_tail(&folio->_deferred_list, &q->split_queue);
-	} else if (kept) {
-		thp_scan_stamp(folio, true);
-		list_add_tail(&folio->_deferred_list,
-			      thp_scan_kept_list(q, folio_order(folio)));
-		q->nr_kept++;
-	} else {
-		thp_scan_stamp(folio, false);
-		list_add_tail(&folio->_deferred_list,
-			      thp_scan_list(q, folio_order(folio)));
-	}
-}
-
-/**
- * thp_scan_dequeue - take a large folio off its list
- * @q: the queue of @folio, whose lock the caller holds
- * @folio: a folio on one of @q's lists
- */
-void thp_scan_dequeue(struct deferred_split *q, struct folio *folio)
-{
-	lockdep_assert_held(&q->split_queue_lock);
-
-	list_del_init(&folio->_deferred_list);
-	q->split_queue_len--;
-	if (thp_scan_is_kept(folio)) {
-		q->nr_kept--;
-		folio->_thp_scan_stamp &= ~THP_SCAN_STAMP_KEPT;
-	}
-}
-
-/**
- * thp_scan_count_objects - what the deferred split shrinker may free
- * @q: a queue
- *
- * Return: with thp_scan on, the folios the shrinker may take at once:
- * the partially mapped ones and those never looked at (the kept ones wait
- * for their minimum age); with it off, every queued folio, as in 6.12.
- */
-unsigned long thp_scan_count_objects(struct deferred_split *q)
-{
-	unsigned long len = READ_ONCE(q->split_queue_len);
-	unsigned long kept = READ_ONCE(q->nr_kept);
-
-	if (!thp_scan_is_enabled())
-		return len;
-	/* Two racy reads: never less than nothing. */
-	return len > kept ? len - kept : 0;
-}
-
-/**
- * thp_scan_move_partial - a queued folio was just flagged partially mapped
- * @q: the queue of @folio, whose lock the caller holds
- * @folio: the folio, on one of @q's lists
- *
- * Moves it to the tail of split_queue, which kthpscand takes first, and
- * stamps it with the time: it is due THP_SCAN_PARTIAL_DELAY_MS from now.
- */
-void thp_scan_move_partial(struct deferred_split *q, struct folio *folio)
-{
-	lockdep_assert_held(&q->split_queue_lock);
-
-	if (thp_scan_is_kept(folio))
-		q->nr_kept--;
 	thp_scan_stamp(folio, false);
-	list_move_tail(&folio->_deferred_list, &q->split_queue);
 }
 
 /**
- * thp_scan_queued - a folio was queued; wake kthpscand if it must act
- * @partial: the folio was just flagged partially mapped
+ * thp_scan_partial_queued - a folio joined its deferred split queue
+ * @folio: the folio, under the queue's lock
  *
- * Called after the queue lock is dropped.  An idle kthpscand (sleeping
- * because nothing was queued) is woken for any folio; a kthpscand in a
- * timed sleep only for a partially mapped one, which must not wait for
- * the end of a long sleep.  thp_scan_kicked makes it one wake-up a sleep.
+ * Stamps it with the time, for THP_SCAN_PARTIAL_DELAY_MS.
+ */
+void thp_scan_partial_queued(struct folio *folio)
+{
+	thp_scan_stamp(folio, false);
+}
+
+/**
+ * thp_scan_copy_stamp - what thp_scan knows of a folio moves with it
+ * @dst: the folio @src migrates to
+ * @src: an anon large folio, or any other folio (nothing is done)
+ */
+void thp_scan_copy_stamp(struct folio *dst, struct folio *src)
+{
+	/* Not hugetlb, whose third page holds other things. */
+	if (folio_order(src) >= THP_SCAN_MIN_ORDER &&
+	    folio_test_large_rmappable(src) && folio_test_anon(src))
+		dst->_thp_scan_stamp = READ_ONCE(src->_thp_scan_stamp);
+}
+
+/**
+ * thp_scan_lruvec_init - initialize thp_scan's state of an lruvec
+ * @lruvec: an lruvec that lruvec_init() zeroed
+ */
+void thp_scan_lruvec_init(struct lruvec *lruvec)
+{
+	INIT_LIST_HEAD(&lruvec->thp_scan.node);
+}
+
+/**
+ * thp_scan_lruvec_exit - an lruvec is about to be freed
+ * @lruvec: the lruvec of a memcg being freed, which holds no folio
  *
- * No barrier: kthpscand sets thp_scan_idle and then takes the lock of
- * every queue to see if one is empty (thp_scan_any_queued()); we read it
- * after releasing the lock of ours.  Whichever of the two took our lock
- * last sees what the other did.  Only a queue that kthpscand's walk did
- * not reach (a memcg created meanwhile) escapes this, and
- * THP_SCAN_IDLE_TIMEOUT_MS bounds the cost of that.
+ * Takes it off thp_scan_lruvecs.  kthpscand holds a reference to the
+ * memcg of an lruvec it visits, so it is not visiting this one.
+ */
+void thp_scan_lruvec_exit(struct lruvec *lruvec)
+{
+	unsigned long flags;
+
+	WARN_ONCE(lruvec->thp_scan.nr, "thp_scan: %ld large folios left on a freed lruvec\n",
+		  (long)lruvec->thp_scan.nr);
+	spin_lock_irqsave(&thp_scan_lruvecs_lock, flags);
+	if (!list_empty(&lruvec->thp_scan.node)) {
+		list_del_init(&lruvec->thp_scan.node);
+		thp_scan_nr_lruvecs--;
+	}
+	spin_unlock_irqrestore(&thp_scan_lruvecs_lock, flags);
+}
+
+/**
+ * thp_scan_lruvec_first - an lruvec got a large anon-LRU folio, having none
+ * @lruvec: the lruvec, whose lru_lock the caller holds
+ *
+ * Puts @lruvec on thp_scan_lruvecs if it is not there, waking an idle
+ * kthpscand, and lets the deferred split shrinker visit it.  Whether it
+ * is on the list is stable under lru_lock: it is added here and taken
+ * off by thp_scan_delist(), both under lru_lock.
+ */
+void thp_scan_lruvec_first(struct lruvec *lruvec)
+{
+	bool wake;
+
+	lockdep_assert_held(&lruvec->lru_lock);
+	thp_scan_shrinker_mark(lruvec);
+	if (!list_empty(&lruvec->thp_scan.node))
+		return;
+	/* Its folios are all new: none is due before the minimum age. */
+	lruvec->thp_scan.due_from = jiffies;
+	spin_lock(&thp_scan_lruvecs_lock);
+	list_add_tail(&lruvec->thp_scan.node, &thp_scan_lruvecs);
+	thp_scan_nr_lruvecs++;
+	/* Under the lock kthpscand reads the count under: see thp_scan_sleep(). */
+	wake = READ_ONCE(thp_scan_idle);
+	spin_unlock(&thp_scan_lruvecs_lock);
+	if (wake)
+		thp_scan_wake();
+}
+
+/* Take @lruvec off thp_scan_lruvecs if it holds no large anon-LRU folio. */
+static void thp_scan_delist(struct lruvec *lruvec)
+{
+	spin_lock_irq(&lruvec->lru_lock);
+	if (!lruvec->thp_scan.nr && !list_empty(&lruvec->thp_scan.node) &&
+	    !READ_ONCE(lruvec->deferred_split.split_queue_len)) {
+		spin_lock(&thp_scan_lruvecs_lock);
+		list_del_init(&lruvec->thp_scan.node);
+		thp_scan_nr_lruvecs--;
+		spin_unlock(&thp_scan_lruvecs_lock);
+	}
+	spin_unlock_irq(&lruvec->lru_lock);
+}
+
+/**
+ * thp_scan_queued - a folio was flagged partially mapped and queued
+ * @partial: true (a folio joined a queue for another reason: false)
+ *
+ * Called after the queue lock is dropped.  A partially mapped folio must
+ * not wait for the end of a long sleep of kthpscand: wake it, once a
+ * sleep (thp_scan_kicked), unless kthpscand queued it back itself.
  */
 void thp_scan_queued(bool partial)
 {
-	if (READ_ONCE(thp_scan_kicked) || !thp_scan_is_enabled())
+	if (!partial || READ_ONCE(thp_scan_kicked) || !thp_scan_is_enabled() ||
+	    current == thp_scan_thread)
 		return;
-	if (unlikely(partial || READ_ONCE(thp_scan_idle)))
-		thp_scan_wake();
+	thp_scan_wake();
 }
 
 /**
  * thp_scan_add_folio - a new anon large folio got its first rmap
  * @folio: the folio, locked or exclusive to the caller
  *
- * Queues @folio for thp_scan, whatever its order from 2 on and whatever
- * made it: page fault, khugepaged collapse, swap-in.  With thp_scan off,
- * only what 6.12 queues: PMD-sized THPs, and only while underused ones
- * may be split (shrink_underused).
+ * Stamps @folio of order 2 or more, whatever made it (page fault,
+ * khugepaged collapse, swap-in), as made now and not judged: kthpscand
+ * finds it on the LRU once it is min_age_millisecs old.  Nothing is
+ * queued, and no lock taken.  With thp_scan off, queues what 6.12
+ * queues: PMD-sized THPs, while underused ones may be split.  Counted
+ * (thp_scan_queued) when tracked either way.
  */
 void thp_scan_add_folio(struct folio *folio)
 {
 	if (folio_order(folio) < THP_SCAN_MIN_ORDER)
 		return;
-	if (!thp_scan_is_enabled() &&
-	    (!folio_test_pmd_mappable(folio) || !thp_split_underused()))
-		return;
-	count_vm_event(THP_SCAN_QUEUED);
-	count_mthp_stat(folio_order(folio), MTHP_STAT_THP_SCAN_QUEUED);
-	deferred_split_folio(folio, false);
+	thp_scan_stamp(folio, false);
+	if (!thp_scan_is_enabled()) {
+		if (!folio_test_pmd_mappable(folio) || !thp_split_underused())
+			return;
+		deferred_split_folio(folio, false);
+	}
+	thp_scan_count(folio_order(folio), THP_SCAN_QUEUED,
+		       MTHP_STAT_THP_SCAN_QUEUED);
 }
 
-/* One pass over the queues: what it may still do and what it did. */
+/* One pass over queues and lists: what it may still do and what it did. */
 struct thp_scan_round {
 	long budget;		/* units of work it may still do */
 	unsigned long nr_folios; /* folios it may still take */
-	unsigned long min_age;	/* in jiffies, of the folios on kept lists */
-	unsigned long new_age;	/* in jiffies, of those on new lists */
-	unsigned long partial_age; /* in jiffies, of those on split_queue */
-	unsigned long next_due;	/* when the youngest folio left is due */
+	unsigned long visits;	/* LRU entries it may still visit */
+	unsigned long min_age;	/* in jiffies, of folios judged before */
+	unsigned long new_age;	/* in jiffies, of folios never judged */
+	unsigned long partial_age; /* in jiffies, of those on a partial queue */
+	unsigned long next_due;	/* when the next folio left is due */
 	bool have_next_due;
-	bool left_due;		/* left an order at its share with folios due */
-	int order;		/* the list being walked; 0: split_queue */
-	long stop;		/* leave the list when budget falls to this */
-	unsigned long taken;	/* folios taken off the queues */
+	bool left_due;		/* stopped with folios due */
+	unsigned long taken;	/* folios taken off queues and lists */
 	unsigned long split;	/* folios split */
 };
 
-/* A list to take folios from, and how old they must be. */
-struct thp_scan_src {
-	struct list_head *head;
-	unsigned long min_age;	/* in jiffies; 0: any age */
-};
-
-/*
- * Of the heads of the @nr lists @src of @q, the oldest that is due, or
- * NULL; notes in @r when the others will be due.
- */
-static struct folio *thp_scan_pick(const struct thp_scan_src *src, int nr,
-				   struct list_head **from,
-				   struct thp_scan_round *r)
+/* Note in @r that something is due at @due. */
+static void thp_scan_note_due(struct thp_scan_round *r, unsigned long due)
 {
-	struct folio *pick = NULL, *folio;
-	int i;
-
-	for (i = 0; i < nr; i++) {
-		folio = list_first_entry_or_null(src[i].head, struct folio,
-						 _deferred_list);
-		if (!folio)
-			continue;
-		if (src[i].min_age) {
-			unsigned long due = folio->_thp_scan_stamp + src[i].min_age;
-
-			if (time_before(jiffies, due)) {
-				if (!r->have_next_due ||
-				    time_before(due, r->next_due))
-					r->next_due = due;
-				r->have_next_due = true;
-				continue;
-			}
-		}
-		if (!pick || time_before(folio->_thp_scan_stamp,
-					 pick->_thp_scan_stamp)) {
-			pick = folio;
-			*from = src[i].head;
-		}
-	}
-	return pick;
+	if (!r->have_next_due || time_before(due, r->next_due))
+		r->next_due = due;
+	r->have_next_due = true;
 }
 
 /*
- * Take the oldest head of the @nr lists @src of @q that is due, with a
- * reference and its lock; NULL when none is.  A folio on its way to be
- * freed (no reference to be had) is unlinked and passed over; one whose
- * lock is taken is left at the tail of its list.
+ * Take the head of @q, the partially mapped folios of an lruvec, if it is
+ * due, with a reference and its lock; NULL when none is.  A folio on its
+ * way to be freed (no reference to be had) is unlinked and passed over;
+ * one whose lock is taken goes to the tail, not to be taken again before
+ * its delay is over.
  *
  * Holding the folio lock until the folio is back on its queue keeps out
  * what changes its queue without the queue lock: migration (which decides
  * whether to queue the new folio from whether the old one is listed) and
  * a memcg v1 charge move.
  */
-static struct folio *thp_scan_take(struct deferred_split *q,
-				   const struct thp_scan_src *src, int nr,
-				   struct thp_scan_round *r)
+static struct folio *thp_scan_take_partial(struct deferred_split *q,
+					   struct thp_scan_round *r)
 {
 	struct folio *folio, *busy;
-	struct list_head *from;
 	unsigned long flags;
 
 again:
 	busy = NULL;
 	spin_lock_irqsave(&q->split_queue_lock, flags);
-	while ((folio = thp_scan_pick(src, nr, &from, r))) {
+	while ((folio = list_first_entry_or_null(&q->split_queue, struct folio,
+						 _deferred_list))) {
+		/* Queued in stamp order: the head is the oldest. */
+		unsigned long due = thp_scan_stamp_time(folio->_thp_scan_stamp) +
+				    r->partial_age;
+
+		if (time_before(jiffies, due)) {
+			thp_scan_note_due(r, due);
+			folio = NULL;
+			break;
+		}
 		if (!folio_try_get(folio)) {
 			/* Lost the race with folio_put(), as in 6.12. */
-			thp_scan_dequeue(q, folio);
+			list_del_init(&folio->_deferred_list);
+			q->split_queue_len--;
 			if (folio_test_partially_mapped(folio)) {
 				folio_clear_partially_mapped(folio);
 				mod_mthp_stat(folio_order(folio),
@@ -731,12 +750,12 @@ again:
 			continue;
 		}
 		if (folio_trylock(folio)) {
-			thp_scan_dequeue(q, folio);
+			list_del_init(&folio->_deferred_list);
+			q->split_queue_len--;
 			break;
 		}
-		/* Busy: to the tail, not to be taken again in this jiffy. */
-		thp_scan_stamp(folio, thp_scan_is_kept(folio));
-		list_move_tail(&folio->_deferred_list, from);
+		thp_scan_partial_queued(folio);
+		list_move_tail(&folio->_deferred_list, &q->split_queue);
 		busy = folio;
 		folio = NULL;
 		break;
@@ -758,84 +777,239 @@ again:
 	return folio;
 }
 
-/* Is the head of @head (a list of @q) at least @min_age jiffies old? */
-static bool thp_scan_head_due(struct deferred_split *q, struct list_head *head,
-			      unsigned long min_age)
+/*
+ * The walk.  The lists an lruvec's anon folios are on, in the order a
+ * pass walks them: the classic inactive and active anon lists, then the
+ * multi-gen LRU's anon lists, generation by generation from the oldest,
+ * zone by zone.  Only one of the two kinds has folios, but a pass over
+ * both is right while the multi-gen LRU is switched on or off.
+ */
+enum thp_scan_list {
+	THP_SCAN_LIST_INACTIVE,
+	THP_SCAN_LIST_ACTIVE,
+	THP_SCAN_LIST_GEN,
+};
+
+/* Start @pos on the first list of a pass. */
+static void thp_scan_pos_reset(struct thp_scan_pos *pos)
 {
-	struct folio *folio;
-	unsigned long flags;
-	bool due = false;
-
-	spin_lock_irqsave(&q->split_queue_lock, flags);
-	folio = list_first_entry_or_null(head, struct folio, _deferred_list);
-	if (folio)
-		due = !time_before(jiffies, folio->_thp_scan_stamp + min_age);
-	spin_unlock_irqrestore(&q->split_queue_lock, flags);
-	return due;
-}
-
-/* Is any list of @q below @order non-empty?  A hint: no lock. */
-static bool thp_scan_lower_queued(struct deferred_split *q, int order)
-{
-	int o;
-
-	for (o = THP_SCAN_MIN_ORDER; o < order; o++) {
-		/* Racy, and fine: a wrong answer only shifts the shares. */
-		if (!data_race(list_empty(thp_scan_list(q, o))))
-			return true;
-		/* Racy, and fine, as above. */
-		if (!data_race(list_empty(thp_scan_kept_list(q, o))))
-			return true;
-	}
-	return false;
+	memset(pos, 0, sizeof(*pos));
 }
 
 /*
- * The next folio of @q to scan, in priority order: every partially mapped
- * one first, then the orders from the largest down, each in LRU order and
- * each taking up to two thirds of what is left of the budget while smaller
- * orders are queued (the smallest all of it), so that larger orders get
- * more of a round than smaller ones, and what one order leaves unused goes
- * to the next.  Starts with r->order = 0; NULL when the round is done
- * with @q.
+ * The list @pos is on, or NULL when the pass is over; under lru_lock.  A
+ * generation that the multi-gen LRU retired moves @pos to the oldest
+ * one.
  */
-static struct folio *thp_scan_next(struct deferred_split *q,
-				   struct thp_scan_round *r)
+static struct list_head *thp_scan_pos_list(struct lruvec *lruvec,
+					   struct thp_scan_pos *pos)
 {
-	struct folio *folio;
+	switch (pos->list) {
+	case THP_SCAN_LIST_INACTIVE:
+		return &lruvec->lists[LRU_INACTIVE_ANON];
+	case THP_SCAN_LIST_ACTIVE:
+		return &lruvec->lists[LRU_ACTIVE_ANON];
+#ifdef CONFIG_LRU_GEN
+	case THP_SCAN_LIST_GEN: {
+		struct lru_gen_folio *lrugen = &lruvec->lrugen;
+		unsigned long min_seq = lrugen->min_seq[LRU_GEN_ANON];
 
-	while (r->budget > 0 && r->nr_folios) {
-		struct thp_scan_src src[2];
-
-		if (!r->order) {
-			src[0].head = &q->split_queue;
-			src[0].min_age = r->partial_age;
-			folio = thp_scan_take(q, src, 1, r);
-			if (folio)
-				return folio;
-			r->order = THP_SCAN_MAX_ORDER + 1;
-			r->stop = r->budget;
+		if (pos->seq < min_seq) {
+			pos->seq = min_seq;
+			pos->zone = 0;
+			pos->pfn = 0;
 		}
-		if (r->order <= THP_SCAN_MAX_ORDER) {
-			src[0].head = thp_scan_list(q, r->order);
-			src[0].min_age = r->new_age;
-			src[1].head = thp_scan_kept_list(q, r->order);
-			src[1].min_age = r->min_age;
-			if (r->budget > r->stop) {
-				folio = thp_scan_take(q, src, 2, r);
-				if (folio)
-					return folio;
-			} else if (thp_scan_head_due(q, src[0].head, src[0].min_age) ||
-				   thp_scan_head_due(q, src[1].head, src[1].min_age)) {
-				/* Left at its share with work due: not idle. */
-				r->left_due = true;
-			}
-		}
-		if (--r->order < THP_SCAN_MIN_ORDER)
-			break;
-		r->stop = thp_scan_lower_queued(q, r->order) ? r->budget / 3 : 0;
+		if (pos->seq > lrugen->max_seq)
+			return NULL;
+		return &lrugen->folios[lru_gen_from_seq(pos->seq)][LRU_GEN_ANON][pos->zone];
 	}
-	return NULL;
+#endif
+	default:
+		return NULL;
+	}
+}
+
+/* Move @pos to the start of the next list of the pass. */
+static void thp_scan_pos_next_list(struct thp_scan_pos *pos)
+{
+	pos->pfn = 0;
+	if (pos->list != THP_SCAN_LIST_GEN) {
+		pos->list++;
+		return;
+	}
+	if (++pos->zone < MAX_NR_ZONES)
+		return;
+	pos->zone = 0;
+	pos->seq++;
+}
+
+/*
+ * Is @entry a list head, rather than a folio's lru?  Every LRU list head
+ * of an lruvec is in it: the classic lists and the multi-gen LRU's.
+ */
+static bool thp_scan_list_head(struct lruvec *lruvec, struct list_head *entry)
+{
+	return (void *)entry >= (void *)lruvec && (void *)entry < (void *)(lruvec + 1);
+}
+
+/*
+ * The folio at @pos->pfn, with a reference, or NULL: where the walk
+ * left off, if thp_scan_pos_entry() then finds it still on @lruvec's
+ * lists.  Called without lru_lock; the caller puts the folio after
+ * dropping lru_lock (its reference may be the last).  The reference is
+ * speculative, as compaction's: the page may have been freed and reused
+ * for anything since.
+ */
+static struct folio *thp_scan_pos_get(const struct thp_scan_pos *pos)
+{
+	unsigned long pfn = READ_ONCE(pos->pfn);
+	struct folio *folio;
+	struct page *page;
+
+	if (!pfn)
+		return NULL;
+	page = pfn_to_online_page(pfn);
+	if (!page)
+		return NULL;
+	folio = page_folio(page);
+	return folio_try_get(folio) ? folio : NULL;
+}
+
+/*
+ * Is @folio, which we hold a reference to, on an anon LRU list of
+ * @lruvec, whose lru_lock we hold?  A folio with PG_lru set is on the
+ * lists of the lruvec its memcg and node name, but a lockless reader
+ * cannot trust its memcg until nothing can isolate it: so own PG_lru for
+ * a moment, as compaction does to isolate a folio (a memcg charge move
+ * isolates the folio first), and read the memcg then.  Only an isolation
+ * by someone else that starts in that moment fails, as if the folio were
+ * being isolated already.
+ */
+static bool thp_scan_on_lruvec(struct lruvec *lruvec, struct folio *folio)
+{
+	bool on;
+
+	lockdep_assert_held(&lruvec->lru_lock);
+	if (!folio_test_clear_lru(folio))
+		return false;
+	on = folio_test_swapbacked(folio) && !folio_test_unevictable(folio) &&
+	     mem_cgroup_lruvec(folio_memcg(folio), folio_pgdat(folio)) == lruvec;
+	folio_set_lru(folio);
+	return on;
+}
+
+/*
+ * The entry of @head, the list @pos is on, to visit next: @cursor (from
+ * thp_scan_pos_get()) if it still holds @pos->pfn and is on @lruvec's
+ * anon lists, else the list's oldest: a folio that moved makes the walk
+ * go over part of a list again, never skip one.  The multi-gen LRU moves
+ * folios between generations lazily, so the cursor may be on another
+ * generation's list than @pos says: the walk then goes on along the list
+ * it is on, to that list's head.  Under lru_lock.
+ */
+static struct list_head *thp_scan_pos_entry(struct lruvec *lruvec,
+					    const struct thp_scan_pos *pos,
+					    struct list_head *head,
+					    struct folio *cursor)
+{
+	if (cursor && pos->pfn - folio_pfn(cursor) < folio_nr_pages(cursor) &&
+	    thp_scan_on_lruvec(lruvec, cursor))
+		return &cursor->lru;
+	return head->prev;
+}
+
+/*
+ * Is @folio, on an LRU list under lru_lock, an anon large folio that the
+ * walk of round @r may take?  One that is not due yet lowers *@young to
+ * its stamp's time if older.
+ */
+static bool thp_scan_lru_due(struct folio *folio, const struct thp_scan_round *r,
+			     unsigned long *young)
+{
+	unsigned long stamp, when;
+
+	if (!folio_test_large(folio) || !folio_test_anon(folio) ||
+	    folio_order(folio) < THP_SCAN_MIN_ORDER)
+		return false;
+	/* Its deferred split queue's: taken from there. */
+	if (folio_test_partially_mapped(folio))
+		return false;
+	stamp = READ_ONCE(folio->_thp_scan_stamp);
+	when = thp_scan_stamp_time(stamp);
+	/*
+	 * Unsigned: a stamp in the future, which only a folio that was never
+	 * stamped can have, makes the folio due at once.
+	 */
+	if (jiffies - when >= (thp_scan_is_kept(stamp) ? r->min_age : r->new_age))
+		return true;
+	if (time_before(when, *young))
+		*young = when;
+	return false;
+}
+
+/* Folios a walk collected, each with a reference. */
+struct thp_scan_batch {
+	unsigned int nr;
+	struct folio *folio[THP_SCAN_BATCH];
+};
+
+/*
+ * One step of a walk of @lruvec from @pos, under lru_lock: visit up to
+ * THP_SCAN_WALK entries (and what is left of @r->visits), collecting into
+ * @b the anon large folios due, with a reference, until it is full.
+ * Moves @pos past what it visited.  Returns true when the pass is over:
+ * @pos is then past the last list.
+ */
+static bool thp_scan_walk_step(struct lruvec *lruvec, struct thp_scan_pos *pos,
+			       struct thp_scan_round *r, struct thp_scan_batch *b,
+			       unsigned long *young, struct folio *cursor)
+{
+	unsigned long visited = 0;
+	struct list_head *head, *entry;
+
+	lockdep_assert_held(&lruvec->lru_lock);
+	head = thp_scan_pos_list(lruvec, pos);
+	entry = head ? thp_scan_pos_entry(lruvec, pos, head, cursor) : NULL;
+	while (head && visited < THP_SCAN_WALK && visited < r->visits &&
+	       b->nr < THP_SCAN_BATCH) {
+		struct folio *folio;
+
+		if (thp_scan_list_head(lruvec, entry)) {
+			thp_scan_pos_next_list(pos);
+			head = thp_scan_pos_list(lruvec, pos);
+			if (head)
+				entry = head->prev;
+			continue;
+		}
+		folio = list_entry(entry, struct folio, lru);
+		entry = entry->prev;
+		visited++;
+		if (thp_scan_lru_due(folio, r, young) && folio_try_get(folio))
+			b->folio[b->nr++] = folio;
+	}
+	if (head) {
+		if (thp_scan_list_head(lruvec, entry))
+			thp_scan_pos_next_list(pos);
+		else
+			pos->pfn = folio_pfn(list_entry(entry, struct folio, lru));
+	}
+	r->visits -= visited;
+	r->budget -= DIV_ROUND_UP(visited, THP_SCAN_VISITS_PER_UNIT);
+	return !head;
+}
+
+/* Larger orders first, in LRU order within an order. */
+static void thp_scan_batch_sort(struct thp_scan_batch *b)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < b->nr; i++) {
+		struct folio *folio = b->folio[i];
+
+		for (j = i; j && folio_order(b->folio[j - 1]) < folio_order(folio); j--)
+			b->folio[j] = b->folio[j - 1];
+		b->folio[j] = folio;
+	}
 }
 
 /*
@@ -854,14 +1028,6 @@ static long thp_scan_cost(const struct thp_scan_verdict *v,
 	return cost;
 }
 
-/* Counters of a decision and of a split, global and per size. */
-static void thp_scan_count(unsigned int order, enum vm_event_item event,
-			   enum mthp_stat_item item)
-{
-	count_vm_event(event);
-	count_mthp_stat(order, item);
-}
-
 /*
  * 6.12 counts a deferred split when rmap flags a folio partially mapped;
  * thp_scan counts it when the rmap walk has confirmed the flag and the
@@ -875,12 +1041,78 @@ static void thp_scan_count_deferred_split_order(unsigned int order)
 	count_mthp_stat(order, MTHP_STAT_SPLIT_DEFERRED);
 }
 
+/* The counters of verdict @v on a folio of @order, split if !@ret. */
+static void thp_scan_count_verdict(unsigned int order,
+				   const struct thp_scan_verdict *v,
+				   bool stock, int ret)
+{
+	switch (v->d) {
+	case THP_SCAN_SPLIT_PARTIAL:
+	case THP_SCAN_SPLIT_UNDERUSED:
+		if (ret) {
+			thp_scan_count(order, THP_SCAN_SPLIT_FAILED_PAGE,
+				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
+		} else if (v->d == THP_SCAN_SPLIT_PARTIAL) {
+			/* Counted as 6.12 counts a deferred split. */
+			if (!stock)
+				thp_scan_count_deferred_split_order(order);
+			thp_scan_count(order, THP_SCAN_SPLIT_PARTIAL_PAGE,
+				       MTHP_STAT_THP_SCAN_SPLIT_PARTIAL);
+			if (v->new_order)
+				thp_scan_count(v->new_order, THP_SCAN_SPLIT_TO_LARGE,
+					       MTHP_STAT_THP_SCAN_SPLIT_TO);
+		} else {
+			thp_scan_count(order, THP_SCAN_SPLIT_UNDERUSED_PAGE,
+				       MTHP_STAT_THP_SCAN_SPLIT_UNDERUSED);
+			count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
+		}
+		break;
+	case THP_SCAN_KEEP_NOT_PARTIAL:
+		thp_scan_count(order, THP_SCAN_NOT_PARTIAL,
+			       MTHP_STAT_THP_SCAN_NOT_PARTIAL);
+		break;
+	case THP_SCAN_KEEP_MLOCKED:
+		thp_scan_count(order, THP_SCAN_KEEP_MLOCKED_PAGE,
+			       MTHP_STAT_THP_SCAN_KEEP_MLOCKED);
+		break;
+	case THP_SCAN_KEEP_PINNED:
+		thp_scan_count(order, THP_SCAN_KEEP_PINNED_PAGE,
+			       MTHP_STAT_THP_SCAN_KEEP_PINNED);
+		break;
+	case THP_SCAN_KEEP_BUSY:
+		count_vm_event(THP_SCAN_KEEP_BUSY_PAGE);
+		break;
+	default:
+		break;
+	}
+}
+
 /*
- * Decide on @folio, which thp_scan_take() gave us locked, split it if so
- * decided, put it back on its queue if it is kept, and unlock it and drop
- * the reference.
+ * A folio judged and not split (kept, or its split failed): where it
+ * goes.  One taken from its partial queue goes back while it is flagged
+ * (a split to retry), its flag cleared if the rmap walk refuted it; with
+ * thp_scan off, as in 6.12, one that is not flagged leaves the queue.
+ * Any other is stamped: judged now, due again after the minimum age.
  */
-static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
+static void thp_scan_put_back(struct folio *folio, enum thp_scan_decision d,
+			      bool from_queue, bool stock)
+{
+	if (from_queue && d == THP_SCAN_KEEP_NOT_PARTIAL)
+		thp_scan_clear_partial(folio);
+	if (from_queue && folio_test_partially_mapped(folio))
+		deferred_split_folio(folio, true);
+	else if (!stock)
+		thp_scan_stamp(folio, true);
+}
+
+/*
+ * Decide on @folio, which we hold locked and with a reference, taken
+ * from its partial queue (@from_queue) or found on the LRU; split it if
+ * so decided, put it back where it belongs if not, and unlock it and
+ * drop the reference.
+ */
+static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
+			   bool from_queue)
 {
 	unsigned long pfn = folio_pfn(folio);
 	unsigned int order = folio_order(folio), nr = folio_nr_pages(folio);
@@ -920,142 +1152,234 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r)
 	r->nr_folios--;
 	bitmap_free(w.mapped);
 
-	switch (v.d) {
-	case THP_SCAN_SPLIT_PARTIAL:
-	case THP_SCAN_SPLIT_UNDERUSED:
+	if (v.d == THP_SCAN_SPLIT_PARTIAL || v.d == THP_SCAN_SPLIT_UNDERUSED) {
 		ret = split_huge_page_to_list_to_order(&folio->page, NULL,
 						       v.new_order);
 		trace_thp_scan_split(pfn, order, v.new_order, v.d, ret);
 		/* What thp_scan_cost() charges a split, on top of the rest. */
 		r->budget -= nr;
-		if (ret) {
-			thp_scan_count(order, THP_SCAN_SPLIT_FAILED_PAGE,
-				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
-			break;
-		}
-		r->split++;
-		if (v.d == THP_SCAN_SPLIT_PARTIAL) {
-			/* Counted as 6.12 counts a deferred split. */
-			if (!stock)
-				thp_scan_count_deferred_split_order(order);
-			thp_scan_count(order, THP_SCAN_SPLIT_PARTIAL_PAGE,
-				       MTHP_STAT_THP_SCAN_SPLIT_PARTIAL);
-			if (v.new_order)
-				thp_scan_count(v.new_order, THP_SCAN_SPLIT_TO_LARGE,
-					       MTHP_STAT_THP_SCAN_SPLIT_TO);
-		} else {
-			thp_scan_count(order, THP_SCAN_SPLIT_UNDERUSED_PAGE,
-				       MTHP_STAT_THP_SCAN_SPLIT_UNDERUSED);
-			count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
-		}
-		break;
-	case THP_SCAN_KEEP_NOT_PARTIAL:
-		thp_scan_count(order, THP_SCAN_NOT_PARTIAL,
-			       MTHP_STAT_THP_SCAN_NOT_PARTIAL);
-		break;
-	case THP_SCAN_KEEP_MLOCKED:
-		thp_scan_count(order, THP_SCAN_KEEP_MLOCKED_PAGE,
-			       MTHP_STAT_THP_SCAN_KEEP_MLOCKED);
-		break;
-	case THP_SCAN_KEEP_PINNED:
-		thp_scan_count(order, THP_SCAN_KEEP_PINNED_PAGE,
-			       MTHP_STAT_THP_SCAN_KEEP_PINNED);
-		break;
-	case THP_SCAN_KEEP_BUSY:
-		count_vm_event(THP_SCAN_KEEP_BUSY_PAGE);
-		break;
-	default:
-		break;
+		if (!ret)
+			r->split++;
 	}
-	/*
-	 * Kept, or the split failed: back to the tail of its list, which
-	 * thp_scan_enqueue() picks from the partially mapped flag under the
-	 * queue lock (rmap may set it meanwhile); a flag the walk refuted is
-	 * cleared there.  A successful split to a large order has requeued
-	 * the new folios itself.  With thp_scan off, as in 6.12, a folio
-	 * that is not partially mapped leaves the queue after one look.
-	 */
-	if (ret && !(stock && !folio_test_partially_mapped(folio)))
-		thp_scan_requeue(folio, v.d == THP_SCAN_KEEP_NOT_PARTIAL);
+	thp_scan_count_verdict(order, &v, stock, ret);
+	/* A split to a large order has stamped the new folios itself. */
+	if (ret)
+		thp_scan_put_back(folio, v.d, from_queue, stock);
 	folio_unlock(folio);
 	folio_put(folio);
 }
 
-/* Walk @q in priority order within what is left of round @r. */
-static void thp_scan_queue(struct deferred_split *q, struct thp_scan_round *r)
+/* Judge the partially mapped folios of @lruvec within what is left of @r. */
+static void thp_scan_partial(struct lruvec *lruvec, struct thp_scan_round *r)
 {
+	struct deferred_split *q = &lruvec->deferred_split;
 	struct folio *folio;
 
-	r->order = 0;
-	while ((folio = thp_scan_next(q, r))) {
-		thp_scan_folio(folio, r);
+	while (r->budget > 0 && r->nr_folios &&
+	       (folio = thp_scan_take_partial(q, r))) {
+		thp_scan_folio(folio, r, true);
 		cond_resched();
 	}
 }
 
+/*
+ * Judge the folios of @b, from the largest order down, while @r allows;
+ * returns false if it left some, whose references it drops.
+ */
+static bool thp_scan_batch(struct thp_scan_batch *b, struct thp_scan_round *r)
+{
+	bool all = true;
+	unsigned int i;
+
+	thp_scan_batch_sort(b);
+	for (i = 0; i < b->nr; i++) {
+		struct folio *folio = b->folio[i];
+
+		if (r->budget <= 0 || !r->nr_folios) {
+			all = false;
+			folio_put(folio);
+			continue;
+		}
+		r->taken++;
+		if (!folio_trylock(folio)) {
+			trace_thp_scan_decision(folio_pfn(folio), folio_order(folio),
+						0, 0, thp_scan_mapped(folio),
+						THP_SCAN_KEEP_LOCKED);
+			r->budget--;
+			r->nr_folios--;
+			folio_put(folio);
+			continue;
+		}
+		thp_scan_folio(folio, r, false);
+		cond_resched();
+	}
+	return all;
+}
+
+/*
+ * Walk @lruvec from @pos, judging the folios due, within what is left of
+ * @r.  A batch left unfinished is walked again from where it started.
+ * When a pass is over, @pos is back at the start and true is returned;
+ * *@young is the oldest stamp of the folios found not due during the
+ * steps of this call (the caller starts it at a time of its choosing).
+ */
+static bool thp_scan_walk(struct lruvec *lruvec, struct thp_scan_pos *pos,
+			  struct thp_scan_round *r, unsigned long *young)
+{
+	while (r->budget > 0 && r->nr_folios && r->visits) {
+		struct thp_scan_batch b = { };
+		struct thp_scan_pos start;
+		bool over;
+		struct folio *cursor = thp_scan_pos_get(pos);
+
+		spin_lock_irq(&lruvec->lru_lock);
+		start = *pos;
+		over = thp_scan_walk_step(lruvec, pos, r, &b, young, cursor);
+		spin_unlock_irq(&lruvec->lru_lock);
+		if (cursor)
+			folio_put(cursor);
+		if (!thp_scan_batch(&b, r)) {
+			spin_lock_irq(&lruvec->lru_lock);
+			*pos = start;
+			spin_unlock_irq(&lruvec->lru_lock);
+			r->left_due = true;
+			return false;
+		}
+		if (over) {
+			spin_lock_irq(&lruvec->lru_lock);
+			thp_scan_pos_reset(pos);
+			spin_unlock_irq(&lruvec->lru_lock);
+			return true;
+		}
+		cond_resched();
+	}
+	return false;
+}
+
+/*
+ * kthpscand's visit of @lruvec in round @r: its partially mapped folios,
+ * then, if its LRU lists may hold a folio due, on with its pass.  A pass
+ * that ends tells when the next one is due: at the minimum age after the
+ * oldest stamp it found not due, or after the pass began.
+ */
+static void thp_scan_visit(struct lruvec *lruvec, struct thp_scan_round *r)
+{
+	struct thp_scan_lruvec *ts = &lruvec->thp_scan;
+	unsigned long young;
+
+	if (data_race(READ_ONCE(lruvec->deferred_split.split_queue_len)))
+		thp_scan_partial(lruvec, r);
+	if (r->budget <= 0 || !r->nr_folios)
+		return;
+	if (!ts->scan.started) {
+		unsigned long due = ts->due_from + r->new_age;
+
+		if (time_before(jiffies, due)) {
+			thp_scan_note_due(r, due);
+			return;
+		}
+		ts->scan.started = true;
+		ts->young = jiffies;
+	}
+	young = ts->young;
+	if (thp_scan_walk(lruvec, &ts->scan, r, &young)) {
+		ts->due_from = young;
+		thp_scan_note_due(r, young + r->new_age);
+	} else {
+		ts->young = young;
+	}
+}
+
 /**
- * thp_scan_shrink - scan a queue for the deferred split shrinker
- * @q: the queue of the node or memcg being reclaimed from
+ * thp_scan_count_objects - what the deferred split shrinker may free
+ * @lruvec: the lruvec of the memcg and node being reclaimed from
+ *
+ * Return: the folios on its partial queue, and with thp_scan on the large
+ * anon-LRU folios on its lists, some of which may not be due.
+ */
+unsigned long thp_scan_count_objects(struct lruvec *lruvec)
+{
+	unsigned long nr = READ_ONCE(lruvec->deferred_split.split_queue_len);
+
+	if (thp_scan_is_enabled())
+		nr += READ_ONCE(lruvec->thp_scan.nr);
+	return nr;
+}
+
+/**
+ * thp_scan_shrink - scan an lruvec for the deferred split shrinker
+ * @lruvec: the lruvec of the memcg and node being reclaimed from
  * @nr_to_scan: how many folios to take
  *
- * Under reclaim, partially mapped folios and folios never looked at are
- * due whatever their age (a jiffy at least, so that one whose split just
- * failed is not taken again at once), and folios looked at and kept only
- * after min_age_millisecs, as for kthpscand.
+ * Under reclaim, partially mapped folios and folios never judged are due
+ * whatever their age (a jiffy at least, so that one whose split just
+ * failed is not taken again at once), and folios judged and kept only
+ * after min_age_millisecs, as for kthpscand.  The shrinker walks the LRU
+ * lists from a position of its own, kthpscand's being left where it is.
+ * With thp_scan off, only the partial queue is scanned, as in 6.12.
  *
- * Return: how many folios were split.
+ * Return: how many folios were split, or SHRINK_STOP if none was and a
+ * pass found nothing more to take.
  */
-unsigned long thp_scan_shrink(struct deferred_split *q,
-			      unsigned long nr_to_scan)
+unsigned long thp_scan_shrink(struct lruvec *lruvec, unsigned long nr_to_scan)
 {
 	unsigned int age_ms = READ_ONCE(thp_scan_min_age_millisecs);
 	struct thp_scan_round r = {
 		.budget = LONG_MAX,
 		.nr_folios = nr_to_scan,
+		.visits = nr_to_scan * THP_SCAN_SHRINK_VISITS,
 		.min_age = max(1UL, msecs_to_jiffies(age_ms)),
 		.new_age = 1,
 		.partial_age = 1,
 	};
+	unsigned long young = jiffies;
+	bool over = false;
 
-	thp_scan_queue(q, &r);
+	thp_scan_partial(lruvec, &r);
+	if (!thp_scan_is_enabled()) {
+		/* As 6.12's shrinker. */
+		if (!r.split && !READ_ONCE(lruvec->deferred_split.split_queue_len))
+			return SHRINK_STOP;
+		return r.split;
+	}
+	if (r.nr_folios)
+		over = thp_scan_walk(lruvec, &lruvec->thp_scan.shrink, &r, &young);
+	if (!r.split && over)
+		return SHRINK_STOP;
 	return r.split;
 }
 
 /*
- * Where kthpscand's next round starts: a position in the sequence of
- * queues a round walks (every node's, then every memcg's in
- * mem_cgroup_iter() order), so that a round that runs out of budget does
- * not leave the queues after it waiting behind the ones before it.  A
- * memcg created or removed shifts the positions after it: a queue may get
- * its turn a round early or late, and never starves.  Only kthpscand uses
- * it.
+ * The next lruvec for kthpscand to visit, moved to the tail of
+ * thp_scan_lruvecs so that the next round starts with the one after it,
+ * with a reference to its memcg; NULL if the list is empty.  An lruvec of
+ * a memcg on its way to be freed is passed over (it is taken off the list
+ * by thp_scan_lruvec_exit()).
  */
-static unsigned long thp_scan_cursor;
-
-/*
- * Visit the queue at position @pos in pass @pass of a round that started
- * at @start: pass 0 takes the positions from @start on, pass 1 those
- * before it.  Returns true when the budget is spent, with the cursor
- * moved past @pos.
- */
-static bool thp_scan_visit(struct deferred_split *q, unsigned long pos,
-			   int pass, unsigned long start,
-			   struct thp_scan_round *r)
+static struct lruvec *thp_scan_next_lruvec(void)
 {
-	if (pass == 0 ? pos < start : pos >= start)
-		return false;
-	thp_scan_queue(q, r);
-	if (r->budget > 0)
-		return false;
-	thp_scan_cursor = pos + 1;
-	return true;
+	struct lruvec *lruvec;
+	unsigned long flags;
+
+	spin_lock_irqsave(&thp_scan_lruvecs_lock, flags);
+	lruvec = list_first_entry_or_null(&thp_scan_lruvecs, struct lruvec,
+					  thp_scan.node);
+	if (lruvec) {
+		struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+
+		list_move_tail(&lruvec->thp_scan.node, &thp_scan_lruvecs);
+		if (memcg && !css_tryget(&memcg->css))
+			lruvec = ERR_PTR(-ENOENT);
+	}
+	spin_unlock_irqrestore(&thp_scan_lruvecs_lock, flags);
+	return lruvec;
 }
 
 /*
- * One round of kthpscand: every queue once, from the cursor on, until the
- * budget is spent.  Returns whether some folio is due now (the budget ran
- * out, or some order was left at its share with folios due); sets
- * *@next_due when none is but some will be.
+ * One round of kthpscand: every lruvec on thp_scan_lruvecs once, from
+ * the one after where the last round stopped, until the budget is spent.
+ * Returns whether some folio is due now (the budget ran out, or a batch
+ * was left unfinished); sets *@next_due when none is but some will be.
  */
 static bool thp_scan_round(unsigned long *next_due, bool *have_next_due)
 {
@@ -1063,79 +1387,57 @@ static bool thp_scan_round(unsigned long *next_due, bool *have_next_due)
 	struct thp_scan_round r = {
 		.budget = READ_ONCE(thp_scan_pages_to_scan),
 		.nr_folios = ULONG_MAX,
+		.visits = ULONG_MAX,
 		/* At least a jiffy: a folio kept now is not taken again now. */
 		.min_age = max(1UL, msecs_to_jiffies(age_ms)),
 		.new_age = max(1UL, msecs_to_jiffies(age_ms)),
 		.partial_age = max(1UL, msecs_to_jiffies(min(age_ms,
 						THP_SCAN_PARTIAL_DELAY_MS))),
 	};
-	unsigned long start = thp_scan_cursor, pos;
-	struct mem_cgroup *memcg;
-	int nid, pass;
+	unsigned long i, nr = READ_ONCE(thp_scan_nr_lruvecs);
 
 	if (READ_ONCE(thp_scan_pressure))
 		r.budget *= THP_SCAN_PRESSURE_FACTOR;
 
-	for (pass = 0; pass < 2; pass++) {
-		pos = 0;
-		for_each_online_node(nid)
-			if (thp_scan_visit(&NODE_DATA(nid)->deferred_split_queue,
-					   pos++, pass, start, &r))
-				return true;
-#ifdef CONFIG_MEMCG
-		for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
-		     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
-			if (thp_scan_visit(&memcg->deferred_split_queue, pos++,
-					   pass, start, &r)) {
-				mem_cgroup_iter_break(NULL, memcg);
-				return true;
-			}
-		}
-#endif
+	for (i = 0; i < nr && r.budget > 0; i++) {
+		struct lruvec *lruvec = thp_scan_next_lruvec();
+		struct mem_cgroup *memcg;
+
+		if (!lruvec)
+			break;
+		if (IS_ERR(lruvec))
+			continue;
+		thp_scan_visit(lruvec, &r);
+		if (!READ_ONCE(lruvec->thp_scan.nr))
+			thp_scan_delist(lruvec);
+		memcg = lruvec_memcg(lruvec);
+		if (memcg)
+			css_put(&memcg->css);
+		cond_resched();
 	}
 	*next_due = r.next_due;
 	*have_next_due = r.have_next_due;
-	return r.left_due;
+	return r.budget <= 0 || r.left_due;
 }
 
-/* Is any folio on any queue?  Under each queue's lock: see thp_scan_queued(). */
-static bool thp_scan_any_queued(void)
+/* Is any lruvec on thp_scan_lruvecs?  Under its lock: see thp_scan_lruvec_first(). */
+static bool thp_scan_any_listed(void)
 {
-	struct mem_cgroup *memcg;
 	unsigned long flags;
-	bool any = false;
-	int nid;
+	bool any;
 
-	for_each_online_node(nid) {
-		struct deferred_split *q = &NODE_DATA(nid)->deferred_split_queue;
-
-		spin_lock_irqsave(&q->split_queue_lock, flags);
-		any |= q->split_queue_len != 0;
-		spin_unlock_irqrestore(&q->split_queue_lock, flags);
-	}
-	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg && !any;
-	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
-#ifdef CONFIG_MEMCG
-		struct deferred_split *q = &memcg->deferred_split_queue;
-
-		spin_lock_irqsave(&q->split_queue_lock, flags);
-		any = q->split_queue_len != 0;
-		spin_unlock_irqrestore(&q->split_queue_lock, flags);
-#endif
-		if (any) {
-			mem_cgroup_iter_break(NULL, memcg);
-			break;
-		}
-	}
+	spin_lock_irqsave(&thp_scan_lruvecs_lock, flags);
+	any = thp_scan_nr_lruvecs != 0;
+	spin_unlock_irqrestore(&thp_scan_lruvecs_lock, flags);
 	return any;
 }
 
 /*
  * Sleep after a round: scan_sleep_millisecs at least, until the next folio
  * is due if none is now, without a timeout while thp_scan is off, and up
- * to THP_SCAN_IDLE_TIMEOUT_MS while nothing is queued.  Knob writes, new
- * folios while idle and new partially mapped folios wake it
- * (thp_scan_wake()).
+ * to THP_SCAN_IDLE_TIMEOUT_MS while no lruvec has a large folio.  Knob
+ * writes, the first large folio of an lruvec while idle and new partially
+ * mapped folios wake it (thp_scan_wake()).
  */
 static void thp_scan_sleep(bool busy, unsigned long next_due, bool have_next_due)
 {
@@ -1143,20 +1445,20 @@ static void thp_scan_sleep(bool busy, unsigned long next_due, bool have_next_due
 
 	WRITE_ONCE(thp_scan_idle, true);
 	/*
-	 * Orders the store above before the queue locks taken by
-	 * thp_scan_any_queued(): see thp_scan_queued().
+	 * Orders the store above before the lock taken by
+	 * thp_scan_any_listed(): see thp_scan_lruvec_first().
 	 */
 	smp_mb();
 	if (!thp_scan_is_enabled()) {
 		wait_event_freezable(thp_scan_wait, READ_ONCE(thp_scan_kicked) ||
 				     kthread_should_stop());
-	} else if (!busy && !thp_scan_any_queued()) {
+	} else if (!busy && !thp_scan_any_listed()) {
 		wait_event_freezable_timeout(thp_scan_wait,
 					     READ_ONCE(thp_scan_kicked) ||
 					     kthread_should_stop(),
 					     msecs_to_jiffies(THP_SCAN_IDLE_TIMEOUT_MS));
 	} else {
-		/* Folios queued now need no wake-up: they are not due yet. */
+		/* Folios made now need no wake-up: they are not due yet. */
 		unsigned long now = jiffies;
 
 		WRITE_ONCE(thp_scan_idle, false);

@@ -8,10 +8,10 @@
 
 #include <linux/init.h>
 
-struct deferred_split;
 struct folio;
 struct kobject;
 struct list_head;
+struct lruvec;
 struct page;
 
 /* What thp_scan decided for a folio (the thp_scan_decision tracepoint). */
@@ -28,10 +28,12 @@ enum thp_scan_decision {
 	THP_SCAN_KEEP_PINNED,		/* pinned: a split would fail */
 };
 
-/* The orders thp_scan queues: _deferred_list needs a third page. */
+/*
+ * The orders thp_scan judges: the stamp (folio->_thp_scan_stamp) and
+ * _deferred_list need a third page.
+ */
 #define THP_SCAN_MIN_ORDER	2
 #define THP_SCAN_MAX_ORDER	MAX_PAGE_ORDER
-#define THP_SCAN_NR_LISTS	(THP_SCAN_MAX_ORDER - THP_SCAN_MIN_ORDER + 1)
 
 #ifdef CONFIG_THP_SCAN
 int __init thp_scan_sysfs_init(struct kobject *hugepage_kobj);
@@ -40,16 +42,17 @@ void __init thp_scan_init(void);
 void __init thp_scan_stop(void);
 void thp_scan_set_pressure(bool pressure);
 bool thp_scan_is_enabled(void);
-void thp_scan_init_queue(struct deferred_split *q);
-void thp_scan_enqueue(struct deferred_split *q, struct folio *folio, bool kept);
-void thp_scan_dequeue(struct deferred_split *q, struct folio *folio);
-unsigned long thp_scan_count_objects(struct deferred_split *q);
-void thp_scan_move_partial(struct deferred_split *q, struct folio *folio);
+void thp_scan_lruvec_init(struct lruvec *lruvec);
+void thp_scan_lruvec_exit(struct lruvec *lruvec);
+unsigned long thp_scan_count_objects(struct lruvec *lruvec);
+unsigned long thp_scan_shrink(struct lruvec *lruvec, unsigned long nr_to_scan);
 void thp_scan_queued(bool partial);
 void thp_scan_add_folio(struct folio *folio);
-void thp_scan_requeue(struct folio *folio, bool not_partial);
-unsigned long thp_scan_shrink(struct deferred_split *q,
-			      unsigned long nr_to_scan);
+void thp_scan_new_folio(struct folio *folio);
+void thp_scan_partial_queued(struct folio *folio);
+void thp_scan_copy_stamp(struct folio *dst, struct folio *src);
+void thp_scan_clear_partial(struct folio *folio);
+void thp_scan_shrinker_mark(struct lruvec *lruvec);
 unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none);
 bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list);
 bool thp_scan_swapout_free(struct folio *folio);
@@ -82,7 +85,11 @@ static inline bool thp_scan_is_enabled(void)
 	return false;
 }
 
-static inline void thp_scan_init_queue(struct deferred_split *q)
+static inline void thp_scan_lruvec_init(struct lruvec *lruvec)
+{
+}
+
+static inline void thp_scan_lruvec_exit(struct lruvec *lruvec)
 {
 }
 
@@ -91,6 +98,18 @@ static inline void thp_scan_queued(bool partial)
 }
 
 static inline void thp_scan_add_folio(struct folio *folio)
+{
+}
+
+static inline void thp_scan_new_folio(struct folio *folio)
+{
+}
+
+static inline void thp_scan_partial_queued(struct folio *folio)
+{
+}
+
+static inline void thp_scan_copy_stamp(struct folio *dst, struct folio *src)
 {
 }
 

@@ -432,337 +432,368 @@ static void thp_scan_test_split_order(struct kunit *test)
 }
 
 /*
- * A private queue for the tests below, with folios that are not mapped,
- * and the folios thp_scan_next() gave out (locked, with a reference).
+ * A private lruvec for the walk tests below: its lists and its lock, with
+ * folios that are not mapped, put on the lists by hand, oldest first.
+ * The folios look anonymous to the walk (the anon bit in ->mapping).
  */
-struct thp_scan_test_queue {
-	struct deferred_split q;
-	struct folio *taken[24];
-	unsigned int nr_taken;
+struct thp_scan_test_lru {
+	struct lruvec lruvec;
+	struct folio *folio[24];
+	enum lru_list lru[24];
+	unsigned int nr;
 };
 
 /*
- * Empty @data, a struct thp_scan_test_queue: unlock what was taken and
- * drop both its references (the scanner's and the allocation's), and
- * free what is still queued.  Run by KUnit when the case ends, however
- * it ends.
+ * Empty @data, a struct thp_scan_test_lru: take every folio off its list
+ * and free it.  Run by KUnit when the case ends, however it ends.
  */
-static void thp_scan_test_drain(void *data)
+static void thp_scan_test_lru_drain(void *data)
 {
-	struct thp_scan_test_queue *tq = data;
-	struct deferred_split *q = &tq->q;
-	struct folio *folio, *next;
-	unsigned long flags;
-	LIST_HEAD(list);
+	struct thp_scan_test_lru *tl = data;
 	unsigned int i;
 
-	for (i = 0; i < tq->nr_taken; i++) {
-		folio = tq->taken[i];
-		folio_clear_partially_mapped(folio);
-		folio_unlock(folio);
-		folio_put(folio);
-		folio_put(folio);
-	}
-	tq->nr_taken = 0;
-	spin_lock_irqsave(&q->split_queue_lock, flags);
-	list_splice_init(&q->split_queue, &list);
-	for (i = 0; i < THP_SCAN_NR_LISTS; i++) {
-		list_splice_init(&q->scan_queue[i], &list);
-		list_splice_init(&q->kept_queue[i], &list);
-	}
-	q->split_queue_len = 0;
-	q->nr_kept = 0;
-	spin_unlock_irqrestore(&q->split_queue_lock, flags);
-	list_for_each_entry_safe(folio, next, &list, _deferred_list) {
-		list_del_init(&folio->_deferred_list);
-		folio_clear_partially_mapped(folio);
+	spin_lock_irq(&tl->lruvec.lru_lock);
+	for (i = 0; i < tl->nr; i++)
+		list_del(&tl->folio[i]->lru);
+	spin_unlock_irq(&tl->lruvec.lru_lock);
+	for (i = 0; i < tl->nr; i++) {
+		struct folio *folio = tl->folio[i];
+
+		if (folio_test_large(folio))
+			folio_clear_partially_mapped(folio);
+		folio->mapping = NULL;
 		folio_put(folio);
 	}
+	tl->nr = 0;
 }
 
-static struct thp_scan_test_queue *thp_scan_test_queue(struct kunit *test)
+static struct thp_scan_test_lru *thp_scan_test_lru(struct kunit *test)
 {
-	struct thp_scan_test_queue *tq = kunit_kzalloc(test, sizeof(*tq), GFP_KERNEL);
+	struct thp_scan_test_lru *tl = kunit_kzalloc(test, sizeof(*tl), GFP_KERNEL);
 	int err;
 
-	KUNIT_ASSERT_NOT_NULL(test, tq);
-	spin_lock_init(&tq->q.split_queue_lock);
-	INIT_LIST_HEAD(&tq->q.split_queue);
-	thp_scan_init_queue(&tq->q);
+	KUNIT_ASSERT_NOT_NULL(test, tl);
+	lruvec_init(&tl->lruvec);
 	/* Added after the allocation, so run before it is freed. */
-	err = kunit_add_action_or_reset(test, thp_scan_test_drain, tq);
+	err = kunit_add_action_or_reset(test, thp_scan_test_lru_drain, tl);
 	KUNIT_ASSERT_EQ(test, 0, err);
-	return tq;
+	return tl;
 }
 
 /*
- * Stamp a queued @folio with the time @when, as if queued then: its list
- * (the stamp's lowest bit) stays as it is.
+ * Put a new folio of @order on list @lru of @tl, as the newest, stamped
+ * @age jiffies ago and judged (@kept) or not; anonymous unless @file.
+ * The case fails (and stops) if there is none.  Every case adds all of
+ * its folios before its first expectation.
  */
-static void thp_scan_test_stamp(struct folio *folio, unsigned long when)
-{
-	folio->_thp_scan_stamp = (when & ~THP_SCAN_STAMP_KEPT) |
-				 (folio->_thp_scan_stamp & THP_SCAN_STAMP_KEPT);
-}
-
-/*
- * Queue a new folio of @order, stamped @age jiffies ago; the case fails
- * (and stops) if there is none.  Every case adds all of its folios before
- * its first expectation.
- */
-static struct folio *thp_scan_test_add(struct kunit *test,
-				       struct thp_scan_test_queue *tq,
-				       unsigned int order, bool partial,
-				       unsigned long age)
+static struct folio *thp_scan_test_lru_add(struct kunit *test,
+					   struct thp_scan_test_lru *tl,
+					   unsigned int order, enum lru_list lru,
+					   unsigned long age, bool kept)
 {
 	struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_NOWARN, order);
-	struct deferred_split *q = &tq->q;
-	unsigned long flags;
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "order-%u folio", order);
-	if (partial)
-		folio_set_partially_mapped(folio);
-	spin_lock_irqsave(&q->split_queue_lock, flags);
-	thp_scan_enqueue(q, folio, false);
-	q->split_queue_len++;
-	thp_scan_test_stamp(folio, jiffies - age);
-	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	KUNIT_ASSERT_LT(test, tl->nr, ARRAY_SIZE(tl->folio));
+	folio->mapping = (void *)PAGE_MAPPING_ANON;
+	if (order >= THP_SCAN_MIN_ORDER)
+		folio->_thp_scan_stamp = ((jiffies - age) & ~THP_SCAN_STAMP_KEPT) |
+					 (kept ? THP_SCAN_STAMP_KEPT : 0);
+	spin_lock_irq(&tl->lruvec.lru_lock);
+	list_add(&folio->lru, &tl->lruvec.lists[lru]);
+	spin_unlock_irq(&tl->lruvec.lru_lock);
+	tl->lru[tl->nr] = lru;
+	tl->folio[tl->nr++] = folio;
 	return folio;
 }
 
-/* thp_scan_next() on @tq, keeping what it gives out for the drain. */
-static struct folio *thp_scan_test_next(struct thp_scan_test_queue *tq,
-					struct thp_scan_round *r)
+/* One step of a walk of @tl from @pos, under its lock. */
+static bool thp_scan_test_step(struct thp_scan_test_lru *tl,
+			       struct thp_scan_pos *pos,
+			       struct thp_scan_round *r, struct thp_scan_batch *b,
+			       unsigned long *young)
 {
-	struct folio *folio;
+	struct folio *cursor = thp_scan_pos_get(pos);
+	bool over;
 
-	if (tq->nr_taken >= ARRAY_SIZE(tq->taken))
-		return NULL;
-	folio = thp_scan_next(&tq->q, r);
-	if (folio)
-		tq->taken[tq->nr_taken++] = folio;
-	return folio;
+	spin_lock_irq(&tl->lruvec.lru_lock);
+	over = thp_scan_walk_step(&tl->lruvec, pos, r, b, young, cursor);
+	spin_unlock_irq(&tl->lruvec.lru_lock);
+	if (cursor)
+		folio_put(cursor);
+	return over;
+}
+
+/* Drop the references a walk took. */
+static void thp_scan_test_batch_put(struct thp_scan_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++)
+		folio_put(b->folio[i]);
+	b->nr = 0;
 }
 
 /*
- * Priority and LRU order: partially mapped folios first, then the orders
- * from the largest down, each oldest first; every folio comes off the
- * queue with a reference.
+ * Priority and LRU order: a walk visits the inactive anon list and then
+ * the active one, each oldest first, takes the anon folios of order 2
+ * and more that are due, with a reference, and passes small, file and
+ * young folios by; a batch is judged from the largest order down, in LRU
+ * order within an order.  The pass ends with the lists.
  */
-static void thp_scan_test_queue_order(struct kunit *test)
+static void thp_scan_test_walk_order(struct kunit *test)
 {
 	static const struct {
 		unsigned int order;
-		bool partial;
-		unsigned long age;
+		enum lru_list lru;
+		bool file;
 	} add[] = {
-		{ 2, false, 500 }, { 4, false, 400 }, { 6, false, 300 },
-		{ 4, false, 300 }, { 4, true, 200 }, { 2, false, 100 },
+		{ 2, LRU_INACTIVE_ANON }, { 4, LRU_INACTIVE_ANON },
+		{ 0, LRU_INACTIVE_ANON }, { 6, LRU_INACTIVE_ANON },
+		{ 4, LRU_ACTIVE_ANON }, { 4, LRU_INACTIVE_ANON, true },
+		{ 2, LRU_ACTIVE_ANON },
 	};
-	/* The indexes into add[] in the order the scanner must take them. */
-	static const unsigned int want[] = { 4, 2, 1, 3, 0, 5 };
-	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
+	/* The indexes into add[] in the order the walk must take them ... */
+	static const unsigned int walked[] = { 0, 1, 3, 4, 6 };
+	/* ... and in the order the batch is judged. */
+	static const unsigned int judged[] = { 3, 1, 4, 0, 6 };
+	struct thp_scan_test_lru *tl = thp_scan_test_lru(test);
 	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
+		.budget = 100, .nr_folios = ULONG_MAX, .visits = ULONG_MAX,
 		.min_age = 50, .new_age = 50,
 	};
+	struct thp_scan_pos pos = { };
+	struct thp_scan_batch b = { };
+	unsigned long young = jiffies;
 	struct folio *folios[ARRAY_SIZE(add)];
-	unsigned int i, n;
-
-	for (i = 0; i < ARRAY_SIZE(add); i++)
-		folios[i] = thp_scan_test_add(test, tq, add[i].order,
-					      add[i].partial, add[i].age);
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), tq->q.split_queue_len);
-
-	for (i = 0; i < ARRAY_SIZE(add); i++)
-		if (!thp_scan_test_next(tq, &r))
-			break;
-	n = tq->nr_taken;
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), n);
-	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
-	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[want[i]], tq->taken[i],
-					"position %u", i);
-		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(tq->taken[i]));
-		KUNIT_EXPECT_TRUE(test, folio_test_locked(tq->taken[i]));
-		KUNIT_EXPECT_TRUE(test, list_empty(&tq->taken[i]->_deferred_list));
-	}
-	KUNIT_EXPECT_EQ(test, 0, tq->q.split_queue_len);
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(add), r.taken);
-}
-
-/*
- * A folio younger than the minimum age stays, and the round learns when
- * it will be due; once old enough it is taken.
- */
-static void thp_scan_test_queue_age(struct kunit *test)
-{
-	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
-	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
-		.min_age = 100 * HZ, .new_age = 100 * HZ,
-	};
-	struct folio *folio = thp_scan_test_add(test, tq, 4, false, 0);
-
-	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
-	KUNIT_EXPECT_TRUE(test, r.have_next_due);
-	KUNIT_EXPECT_EQ(test, folio->_thp_scan_stamp + 100 * HZ, r.next_due);
-	KUNIT_EXPECT_EQ(test, 1, tq->q.split_queue_len);
-
-	thp_scan_test_stamp(folio, jiffies - 100 * HZ);
-	r.order = 0;
-	KUNIT_EXPECT_PTR_EQ(test, folio, thp_scan_test_next(tq, &r));
-}
-
-/*
- * A partially mapped folio is taken once its short delay is over, long
- * before the minimum age, but not before: not in the moment it was put
- * back in (after a failed split), so it cannot use up a round.
- */
-static void thp_scan_test_queue_partial_retry(struct kunit *test)
-{
-	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
-	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
-		.min_age = 100 * HZ, .new_age = 100 * HZ,
-		.partial_age = HZ / 10 ?: 1,
-	};
-	struct folio *folio = thp_scan_test_add(test, tq, 4, true, 0);
-
-	/* As if requeued in this jiffy (and a second more, so as not to race it). */
-	thp_scan_test_stamp(folio, jiffies + HZ);
-	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
-	KUNIT_EXPECT_FALSE(test, list_empty(&folio->_deferred_list));
-
-	thp_scan_test_stamp(folio, jiffies - r.partial_age);
-	r.order = 0;
-	KUNIT_EXPECT_PTR_EQ(test, folio, thp_scan_test_next(tq, &r));
-}
-
-/*
- * The keep_locked decision, which no test in a booted kernel can bring
- * about at will (a folio lock is only ever held for a moment): a folio
- * whose lock someone else holds stays queued, with no reference taken,
- * goes to the tail with a new stamp, costs the round one unit of its
- * budget, and is not taken again in this jiffy; the next one is.
- */
-static void thp_scan_test_queue_busy(struct kunit *test)
-{
-	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
-	struct thp_scan_round r = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
-		.min_age = 1, .new_age = 1,
-	};
-	struct folio *a = thp_scan_test_add(test, tq, 4, false, 200);
-	struct folio *b = thp_scan_test_add(test, tq, 4, false, 100);
-	unsigned long before = jiffies;
-
-	KUNIT_ASSERT_TRUE(test, folio_trylock(a));
-	KUNIT_EXPECT_PTR_EQ(test, b, thp_scan_test_next(tq, &r));
-	KUNIT_EXPECT_EQ(test, LONG_MAX - 1, r.budget);
-	KUNIT_EXPECT_EQ(test, 1, r.taken);
-	/* The stamp's lowest bit is its list's: a jiffy earlier, at most. */
-	KUNIT_EXPECT_TRUE(test, time_in_range(a->_thp_scan_stamp, before - 1, jiffies));
-	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &r));
-	KUNIT_EXPECT_FALSE(test, list_empty(&a->_deferred_list));
-	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(a));
-	KUNIT_EXPECT_EQ(test, 1, tq->q.split_queue_len);
-	folio_unlock(a);
-}
-
-/*
- * Larger orders get more of a round: up to two thirds of what is left
- * while smaller orders wait, the smallest queued order the rest.
- */
-static void thp_scan_test_queue_share(struct kunit *test)
-{
-	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
-	struct thp_scan_round r = {
-		.budget = 120, .nr_folios = ULONG_MAX,
-		.min_age = 1, .new_age = 1,
-	};
-	unsigned int i, nr[THP_SCAN_MAX_ORDER + 1] = { };
-	struct folio *folio;
-
-	for (i = 0; i < 24; i++)
-		thp_scan_test_add(test, tq, i % 2 ? 4 : 2, false, HZ);
-	while ((folio = thp_scan_test_next(tq, &r))) {
-		nr[folio_order(folio)]++;
-		r.budget -= 10;		/* what thp_scan_folio() would charge */
-	}
-	KUNIT_EXPECT_EQ(test, 8u, nr[4]);
-	KUNIT_EXPECT_EQ(test, 4u, nr[2]);
-	KUNIT_EXPECT_EQ(test, 12u, tq->nr_taken);
-	KUNIT_EXPECT_EQ(test, 12, tq->q.split_queue_len);
-	/* Order 4 was left at its share with folios due: the round is busy. */
-	KUNIT_EXPECT_TRUE(test, r.left_due);
-}
-
-/*
- * One order alone queued, all of it taken within the budget: the round
- * is not busy.
- */
-static void thp_scan_test_queue_not_left(struct kunit *test)
-{
-	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
-	struct thp_scan_round r = {
-		.budget = 120, .nr_folios = ULONG_MAX,
-		.min_age = 1, .new_age = 1,
-	};
 	unsigned int i;
 
-	for (i = 0; i < 4; i++)
-		thp_scan_test_add(test, tq, 4, false, HZ);
-	while (thp_scan_test_next(tq, &r))
-		r.budget -= 10;
-	KUNIT_EXPECT_EQ(test, 4u, tq->nr_taken);
-	KUNIT_EXPECT_FALSE(test, r.left_due);
-	KUNIT_EXPECT_EQ(test, 80, r.budget);
+	for (i = 0; i < ARRAY_SIZE(add); i++) {
+		folios[i] = thp_scan_test_lru_add(test, tl, add[i].order,
+						  add[i].lru, 100, false);
+		if (add[i].file)
+			folios[i]->mapping = NULL;
+	}
+
+	KUNIT_EXPECT_TRUE(test, thp_scan_test_step(tl, &pos, &r, &b, &young));
+	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(walked), b.nr);
+	for (i = 0; i < b.nr; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[walked[i]], b.folio[i],
+					"walked %u", i);
+		KUNIT_EXPECT_EQ(test, 2, folio_ref_count(b.folio[i]));
+	}
+	/* Seven entries visited: one unit of the budget. */
+	KUNIT_EXPECT_EQ(test, 99, r.budget);
+	thp_scan_batch_sort(&b);
+	for (i = 0; i < b.nr; i++)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folios[judged[i]], b.folio[i],
+					"judged %u", i);
+	thp_scan_test_batch_put(&b);
 }
 
 /*
- * A folio looked at and kept waits for the minimum age before the shrinker
- * takes it again, while a new one is taken at once, and the shrinker
- * counts only what it may take; after the minimum age kthpscand takes the
- * kept one, and the kept count follows it off the queue.
+ * A folio younger than its minimum age is passed by, and the walk learns
+ * when it was stamped; a judged folio waits min_age, a new one new_age; a
+ * stamp in the future, which only a folio never stamped has, is due at
+ * once; a partially mapped folio is left to its queue.
  */
-static void thp_scan_test_queue_kept(struct kunit *test)
+static void thp_scan_test_walk_age(struct kunit *test)
 {
-	struct thp_scan_test_queue *tq = thp_scan_test_queue(test);
-	struct thp_scan_round shrink = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
-		.min_age = 100 * HZ, .new_age = 1, .partial_age = 1,
-	}, round = {
-		.budget = LONG_MAX, .nr_folios = ULONG_MAX,
-		.min_age = 100 * HZ, .new_age = 100 * HZ,
+	struct thp_scan_test_lru *tl = thp_scan_test_lru(test);
+	struct thp_scan_round r = {
+		.budget = 100, .nr_folios = ULONG_MAX, .visits = ULONG_MAX,
+		.min_age = 100 * HZ, .new_age = 10 * HZ,
 	};
-	struct deferred_split *q = &tq->q;
-	struct folio *kept = thp_scan_test_add(test, tq, 4, false, 0);
-	struct folio *young = thp_scan_test_add(test, tq, 4, false, 2);
-	unsigned long flags;
+	struct folio *young_new = thp_scan_test_lru_add(test, tl, 4, LRU_INACTIVE_ANON,
+							5 * HZ, false);
+	struct folio *old_new = thp_scan_test_lru_add(test, tl, 4, LRU_INACTIVE_ANON,
+						      20 * HZ, false);
+	struct folio *young_kept = thp_scan_test_lru_add(test, tl, 4, LRU_INACTIVE_ANON,
+							 20 * HZ, true);
+	struct folio *old_kept = thp_scan_test_lru_add(test, tl, 4, LRU_INACTIVE_ANON,
+						       200 * HZ, true);
+	struct folio *future = thp_scan_test_lru_add(test, tl, 4, LRU_INACTIVE_ANON,
+						     0, false);
+	struct folio *partial = thp_scan_test_lru_add(test, tl, 4, LRU_INACTIVE_ANON,
+						      200 * HZ, false);
+	struct thp_scan_pos pos = { };
+	struct thp_scan_batch b = { };
+	unsigned long young = jiffies;
 
-	/* Looked at and kept just now. */
-	spin_lock_irqsave(&q->split_queue_lock, flags);
-	thp_scan_dequeue(q, kept);
-	thp_scan_enqueue(q, kept, true);
-	q->split_queue_len++;
-	spin_unlock_irqrestore(&q->split_queue_lock, flags);
+	future->_thp_scan_stamp = (jiffies + 1000 * HZ) & ~THP_SCAN_STAMP_KEPT;
+	folio_set_partially_mapped(partial);
 
-	KUNIT_EXPECT_EQ(test, 1, q->nr_kept);
-	KUNIT_EXPECT_TRUE(test, thp_scan_is_kept(kept));
-	KUNIT_EXPECT_FALSE(test, thp_scan_is_kept(young));
-	KUNIT_EXPECT_EQ(test, 1, thp_scan_count_objects(q));
+	KUNIT_EXPECT_TRUE(test, thp_scan_test_step(tl, &pos, &r, &b, &young));
+	KUNIT_ASSERT_EQ(test, 3u, b.nr);
+	KUNIT_EXPECT_PTR_EQ(test, old_new, b.folio[0]);
+	KUNIT_EXPECT_PTR_EQ(test, old_kept, b.folio[1]);
+	KUNIT_EXPECT_PTR_EQ(test, future, b.folio[2]);
+	/* The oldest of the two young ones. */
+	KUNIT_EXPECT_EQ(test, thp_scan_stamp_time(young_kept->_thp_scan_stamp), young);
+	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(young_new));
+	thp_scan_test_batch_put(&b);
+}
 
-	KUNIT_EXPECT_PTR_EQ(test, young, thp_scan_test_next(tq, &shrink));
-	KUNIT_EXPECT_NULL(test, thp_scan_test_next(tq, &shrink));
-	KUNIT_EXPECT_EQ(test, 1, q->split_queue_len);
+/*
+ * A walk stops after THP_SCAN_WALK entries, with a full batch, or at its
+ * round's visits, and says where to go on: the next folio to visit, or
+ * the start of the next list; a position whose folio is no longer on the
+ * list starts that list again from its oldest (nothing is skipped).
+ */
+static void thp_scan_test_walk_resume(struct kunit *test)
+{
+	struct thp_scan_test_lru *tl = thp_scan_test_lru(test);
+	struct thp_scan_round r = {
+		.budget = 100, .nr_folios = ULONG_MAX, .visits = 3,
+		.min_age = 1, .new_age = 1,
+	};
+	struct folio *folios[THP_SCAN_BATCH + 3];
+	struct thp_scan_pos pos = { };
+	struct thp_scan_batch b = { };
+	unsigned long young = jiffies;
+	unsigned int i;
 
-	/* Old enough: kthpscand takes it, and it is kept no more. */
-	thp_scan_test_stamp(kept, jiffies - 100 * HZ - 2);
-	KUNIT_EXPECT_PTR_EQ(test, kept, thp_scan_test_next(tq, &round));
-	KUNIT_EXPECT_EQ(test, 0, q->nr_kept);
-	KUNIT_EXPECT_EQ(test, 0, q->split_queue_len);
-	KUNIT_EXPECT_FALSE(test, thp_scan_is_kept(kept));
+	for (i = 0; i < ARRAY_SIZE(folios); i++)
+		folios[i] = thp_scan_test_lru_add(test, tl, 2, LRU_INACTIVE_ANON,
+						  HZ, false);
+
+	/* Three visits: the fourth oldest is next. */
+	KUNIT_EXPECT_FALSE(test, thp_scan_test_step(tl, &pos, &r, &b, &young));
+	KUNIT_EXPECT_EQ(test, 3u, b.nr);
+	KUNIT_EXPECT_EQ(test, 0ul, r.visits);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_LIST_INACTIVE, pos.list);
+	KUNIT_EXPECT_EQ(test, folio_pfn(folios[3]), pos.pfn);
+	thp_scan_test_batch_put(&b);
+
+	/*
+	 * The fourth is not on the private lruvec's lists as far as the walk
+	 * can tell (no folio has PG_lru, and none is charged to this
+	 * lruvec): the list is walked again from its oldest, until the
+	 * batch is full.
+	 */
+	r.visits = ULONG_MAX;
+	KUNIT_EXPECT_FALSE(test, thp_scan_test_step(tl, &pos, &r, &b, &young));
+	KUNIT_EXPECT_EQ(test, THP_SCAN_BATCH, b.nr);
+	KUNIT_EXPECT_PTR_EQ(test, folios[0], b.folio[0]);
+	KUNIT_EXPECT_EQ(test, folio_pfn(folios[THP_SCAN_BATCH]), pos.pfn);
+	thp_scan_test_batch_put(&b);
+
+	/* The end of the list: on to the next one, and the pass is over. */
+	thp_scan_pos_reset(&pos);
+	pos.list = THP_SCAN_LIST_ACTIVE;
+	KUNIT_EXPECT_TRUE(test, thp_scan_test_step(tl, &pos, &r, &b, &young));
+	KUNIT_EXPECT_EQ(test, 0u, b.nr);
+	KUNIT_EXPECT_NULL(test, thp_scan_pos_list(&tl->lruvec, &pos));
+}
+
+/*
+ * A batch is judged from the largest order down: a folio whose lock
+ * someone else holds is kept as it is (keep_locked), its reference
+ * dropped, one unit of the budget charged; the others are judged (not
+ * mapped: kept, and stamped as judged now).  A budget spent leaves the
+ * rest, references dropped, and says so.
+ */
+static void thp_scan_test_batch_judge(struct kunit *test)
+{
+	struct thp_scan_test_lru *tl = thp_scan_test_lru(test);
+	struct thp_scan_round r = {
+		.budget = 100, .nr_folios = ULONG_MAX, .visits = ULONG_MAX,
+		.min_age = 1, .new_age = 1,
+	};
+	struct folio *small = thp_scan_test_lru_add(test, tl, 2, LRU_INACTIVE_ANON,
+						    HZ, false);
+	struct folio *locked = thp_scan_test_lru_add(test, tl, 4, LRU_INACTIVE_ANON,
+						     HZ, false);
+	struct folio *large = thp_scan_test_lru_add(test, tl, 6, LRU_INACTIVE_ANON,
+						    HZ, false);
+	unsigned long before = jiffies, locked_stamp = locked->_thp_scan_stamp;
+	struct thp_scan_batch b = { };
+	unsigned int i;
+
+	KUNIT_ASSERT_TRUE(test, folio_trylock(locked));
+	b.folio[b.nr++] = small;
+	b.folio[b.nr++] = locked;
+	b.folio[b.nr++] = large;
+	for (i = 0; i < b.nr; i++)
+		folio_get(b.folio[i]);
+	KUNIT_EXPECT_TRUE(test, thp_scan_batch(&b, &r));
+	folio_unlock(locked);
+	/* Three taken, two judged (a unit each, unmapped), one locked. */
+	KUNIT_EXPECT_EQ(test, 3ul, r.taken);
+	KUNIT_EXPECT_EQ(test, 97, r.budget);
+	KUNIT_EXPECT_EQ(test, locked_stamp, locked->_thp_scan_stamp);
+	for (i = 0; i < tl->nr; i++) {
+		struct folio *folio = tl->folio[i];
+
+		KUNIT_EXPECT_EQ(test, 1, folio_ref_count(folio));
+		KUNIT_EXPECT_FALSE(test, folio_test_locked(folio));
+		if (folio == locked)
+			continue;
+		KUNIT_EXPECT_TRUE(test, thp_scan_is_kept(folio->_thp_scan_stamp));
+		KUNIT_EXPECT_TRUE(test, time_in_range(thp_scan_stamp_time(folio->_thp_scan_stamp),
+						      before - 1, jiffies));
+	}
+
+	/* One unit left: the largest is judged, the rest left. */
+	r.budget = 1;
+	b.nr = 0;
+	b.folio[b.nr++] = small;
+	b.folio[b.nr++] = large;
+	for (i = 0; i < b.nr; i++)
+		folio_get(b.folio[i]);
+	KUNIT_EXPECT_FALSE(test, thp_scan_batch(&b, &r));
+	KUNIT_EXPECT_EQ(test, 0, r.budget);
+	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(small));
+	KUNIT_EXPECT_EQ(test, 1, folio_ref_count(large));
+}
+
+/*
+ * The order a pass goes through the lists: inactive, active, then (with
+ * the multi-gen LRU) every zone of every generation from the oldest; a
+ * position in a retired generation moves to the oldest one.
+ */
+static void thp_scan_test_pos_lists(struct kunit *test)
+{
+	struct thp_scan_test_lru *tl = thp_scan_test_lru(test);
+	struct lruvec *lruvec = &tl->lruvec;
+	struct thp_scan_pos pos = { };
+
+	KUNIT_EXPECT_PTR_EQ(test, &lruvec->lists[LRU_INACTIVE_ANON],
+			    thp_scan_pos_list(lruvec, &pos));
+	thp_scan_pos_next_list(&pos);
+	KUNIT_EXPECT_PTR_EQ(test, &lruvec->lists[LRU_ACTIVE_ANON],
+			    thp_scan_pos_list(lruvec, &pos));
+	thp_scan_pos_next_list(&pos);
+#ifdef CONFIG_LRU_GEN
+	{
+		struct lru_gen_folio *lrugen = &lruvec->lrugen;
+		unsigned long seq, n = 0;
+		int zone;
+
+		for (seq = lrugen->min_seq[LRU_GEN_ANON]; seq <= lrugen->max_seq; seq++) {
+			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+				KUNIT_EXPECT_PTR_EQ(test,
+					&lrugen->folios[lru_gen_from_seq(seq)][LRU_GEN_ANON][zone],
+					thp_scan_pos_list(lruvec, &pos));
+				thp_scan_pos_next_list(&pos);
+				n++;
+			}
+		}
+		KUNIT_EXPECT_GT(test, n, 0ul);
+		/* A generation retired under the walk: the oldest one. */
+		lrugen->min_seq[LRU_GEN_ANON]++;
+		pos.seq = lrugen->min_seq[LRU_GEN_ANON] - 1;
+		pos.zone = 1;
+		pos.pfn = 1;
+		KUNIT_EXPECT_PTR_EQ(test,
+			&lrugen->folios[lru_gen_from_seq(lrugen->min_seq[LRU_GEN_ANON])][LRU_GEN_ANON][0],
+			thp_scan_pos_list(lruvec, &pos));
+		KUNIT_EXPECT_EQ(test, 0ul, pos.pfn);
+		KUNIT_EXPECT_EQ(test, 0, pos.zone);
+		pos.seq = lrugen->max_seq + 1;
+	}
+#endif
+	KUNIT_EXPECT_NULL(test, thp_scan_pos_list(lruvec, &pos));
 }
 
 /*
@@ -948,13 +979,11 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_decide),
 	KUNIT_CASE(thp_scan_test_decide_stock),
 	KUNIT_CASE(thp_scan_test_split_order),
-	KUNIT_CASE(thp_scan_test_queue_order),
-	KUNIT_CASE(thp_scan_test_queue_age),
-	KUNIT_CASE(thp_scan_test_queue_partial_retry),
-	KUNIT_CASE(thp_scan_test_queue_busy),
-	KUNIT_CASE(thp_scan_test_queue_share),
-	KUNIT_CASE(thp_scan_test_queue_not_left),
-	KUNIT_CASE(thp_scan_test_queue_kept),
+	KUNIT_CASE(thp_scan_test_walk_order),
+	KUNIT_CASE(thp_scan_test_walk_age),
+	KUNIT_CASE(thp_scan_test_walk_resume),
+	KUNIT_CASE(thp_scan_test_batch_judge),
+	KUNIT_CASE(thp_scan_test_pos_lists),
 	KUNIT_CASE(thp_scan_test_cost),
 	KUNIT_CASE(thp_scan_test_uint_knobs),
 	KUNIT_CASE(thp_scan_test_collapse_limit),

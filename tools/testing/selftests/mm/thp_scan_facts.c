@@ -1331,12 +1331,13 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 }
 
 /*
- * mlocked sparse PMD THPs (one page of data each) stay whole for 60 s
- * although kthpscand looks at them in every round, once a second (the
- * minimum age lowered to 500 ms for that): each look is keep_mlocked
- * without a zero scan, no split, and a khugepaged at its fastest
- * collapses nothing there.  The control: munlocked, the same THPs are
- * split as underused.
+ * mlocked sparse PMD THPs (one page of data each) stay whole for 20 s,
+ * 40 times the minimum age (lowered to 500 ms): they are on the
+ * unevictable list, which thp_scan does not walk, and any look at one
+ * not moved there yet is keep_mlocked without a zero scan; no split, and
+ * a khugepaged at its fastest collapses nothing there.  The control:
+ * munlocked, back on the anon lists, the same THPs are split as
+ * underused.
  */
 TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 {
@@ -1370,19 +1371,21 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	full0 = counter(_metadata, KHUGEPAGED "full_scans", NULL);
 	ASSERT_EQ(0, clear_trace());
 
-	/* 60 s, and many looks at each of these THPs (bounded: 3 min). */
+	/*
+	 * 20 s: 40 times the minimum age, and khugepaged's full scans.  The
+	 * THPs are on the unevictable list, which thp_scan does not walk;
+	 * one that mlock had not moved there yet is kept as mlocked.
+	 */
 	start = now();
-	t = WAIT_FOR((now() - start >= 60 && events(&kept) >= (long)(10 * nr)) ||
-		     now() - start >= 180);
+	t = WAIT_FOR(now() - start >= 20 &&
+		     counter(_metadata, KHUGEPAGED "full_scans", NULL) > full0);
 	looks = events(&kept);
 	secs = now() - start;
 	ksft_print_msg("%ld looks at %zu mlocked THPs in %ld s\n", looks, nr, secs);
-	EXPECT_GE(secs, 60);
-	EXPECT_GE(looks, (long)(10 * nr)) TH_LOG("after %d s", t);
-	EXPECT_EQ(nr, pfns_seen(&kept));
+	EXPECT_GE(secs, 20) TH_LOG("after %d s", t);
 	/* A system-wide counter: it counts these looks at least. */
 	EXPECT_GE(STAT(self->pmd_kb, "thp_scan_keep_mlocked") - km0, looks);
-	/* khugepaged passed over them again and again. */
+	/* khugepaged passed over them. */
 	EXPECT_GT(counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
 	/*
 	 * Not split (by thp_scan: the trace; by anything: each range is

@@ -6,9 +6,9 @@
  * - a memcg created after one full of dense THPs, which would use every
  *   round, still gets its sparse THPs split within a few rounds: a round
  *   resumes where the last one ran out of budget;
- * - sparse PMD THPs queued beside a dense 64K mTHP are split round after
- *   round, all before the mTHP is due again: an order left at its share
- *   of a round with folios due makes the round busy;
+ * - sparse PMD THPs found beside a dense 64K mTHP are split round after
+ *   round, larger first: a batch left unfinished makes the round busy,
+ *   and the mTHP is judged once, after them;
  * - a THP made partially mapped while kthpscand sleeps until a folio is
  *   due in a minute wakes it, and is split in the next rounds.
  *
@@ -206,29 +206,33 @@ TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 }
 
 /*
- * A dense 64K mTHP and 12 sparse PMD THPs, all due together (minimum age
- * 3 s), a round's budget of about three sparse THPs (978 units each:
- * the folio, 462 subpages scanned, a walk of one PMD, the split of 512),
- * of which the PMD order may use two thirds while the 64K one waits.
- * After the first round the mTHP is kept and not due for 3 s, while the
- * PMD order was left at its share with THPs due: the round is busy and
- * the next comes scan_sleep_millisecs later.  So every sparse THP is
- * split before the mTHP is looked at again: one keep_used for it.
+ * A dense 64K mTHP, then 12 sparse PMD THPs, all due together (minimum
+ * age 3 s), and a round's budget of about three sparse THPs (978 units
+ * each: the folio, 462 subpages scanned, a walk of one PMD, the split of
+ * 512).  kthpscand collects them in one batch and judges a batch from
+ * the largest order down: the PMD THPs first.  A round that runs out of
+ * budget with its batch unfinished is busy: the next comes
+ * scan_sleep_millisecs later (not when the minimum age is over again)
+ * and takes the batch up where it was.  So the 12 are split in a few
+ * rounds, and the mTHP, judged after them, once, and kept.
  */
-TEST_F_TIMEOUT(fair, order_left_due_is_busy, 60)
+TEST_F_TIMEOUT(fair, batch_left_is_busy, 60)
 {
 	const unsigned long mkb = 64;
 	const size_t nr = 12, mper = mkb * 1024 / self->z.psz;
 	const int morder = __builtin_ctzl(mper);
-	long split0, bad;
+	long split0, rounds0, rounds, bad, j, n, last_split = -1, judged = -1;
+	struct thp_scan_event *ev;
 	struct trace_count c;
 	char path[128], *m, *p;
 	size_t i, per = self->z.per;
+	unsigned long mpfn;
 
 	ASSERT_EQ(mper * self->z.psz, mkb * 1024);
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
 	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
 	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", "3000"));
+	ASSERT_EQ(0, clear_trace());
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", mkb);
 	ASSERT_EQ(0, put(path, "always"));
 	m = map_aligned(mkb * 1024, mkb * 1024);
@@ -237,17 +241,41 @@ TEST_F_TIMEOUT(fair, order_left_due_is_busy, 60)
 		fill_page(m, i, self->z.psz);
 	ASSERT_EQ(1, count_thps(m, 1, mkb * 1024));
 	ASSERT_EQ(0, put(path, "never"));
+	ASSERT_EQ(0, pagemap_pfns(m, 1, &mpfn));
 	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
 	p = sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 
 	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >=
 			 (long)nr, 30));
-	count_trace(morder, "keep_used", self->kpid, &c);
-	EXPECT_EQ(1, c.decisions)
-		TH_LOG("the mTHP looked at again before the sparse THPs were done");
+	EXPECT_TRUE(POLL((count_trace(morder, "keep_used", self->kpid, &c),
+			  c.decisions >= 1), 10));
+	rounds = vm_counter(_metadata, "thp_scan_rounds") - rounds0;
 	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	/*
+	 * The first round comes when the minimum age is over; then about
+	 * three splits a round.  Had an unfinished round slept until the
+	 * next minimum age, 3 s each, the test would have timed out.
+	 */
+	EXPECT_LE(rounds, 3 + (long)nr) TH_LOG("%ld rounds", rounds);
+	/* The mTHP: judged once, after every PMD THP was split. */
+	n = thp_scan_events(&ev);
+	for (j = 0; j < n; j++) {
+		if (ev[j].pid != self->kpid)
+			continue;
+		if (ev[j].split && ev[j].order == (unsigned int)self->z.order_pmd)
+			last_split = j;
+		if (!ev[j].split && ev[j].pfn == mpfn) {
+			EXPECT_EQ(-1, judged) TH_LOG("the mTHP judged twice");
+			EXPECT_STREQ("keep_used", ev[j].decision);
+			judged = j;
+		}
+	}
+	free(ev);
+	EXPECT_NE(-1, judged);
+	EXPECT_GT(judged, last_split) TH_LOG("the mTHP judged before a PMD THP was split");
 	EXPECT_EQ(1, count_thps(m, 1, mkb * 1024));
 	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);

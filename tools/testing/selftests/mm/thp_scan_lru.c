@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thp_scan finds anon large folios on the LRU, and puts none on a list
+ * when it is made:
+ *
+ * - a folio freed before its minimum age is never judged, by kthpscand
+ *   or anyone, while folios made beside it and kept past the minimum age
+ *   are judged, not before, and split;
+ * - among 2000 memcgs (most empty, a hundred with a dense THP each), the
+ *   one with sparse THPs has them split in the usual time;
+ * - with the multi-gen LRU switched on, and back off, under live THPs:
+ *   sparse THPs are found on its lists and split, dense ones kept, and
+ *   no count is lost (a freed memcg with a count left warns).
+ *
+ * Every byte of user data is checked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "../kselftest_harness.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+#include "thp_scan_util.h"
+
+#define CG_NAME "thp_scan_lru"
+#define CG_MANY CG "thp_scan_lru_many/"
+#define LRU_GEN "/sys/kernel/mm/lru_gen/enabled"
+
+FIXTURE(lru) {
+	struct thp_sizes z;
+	int kpid;
+};
+
+FIXTURE_SETUP(lru)
+{
+	thp_scan_setup(_metadata, &self->z, CG_NAME);
+	self->kpid = kthpscand_pid();
+	ASSERT_GT(self->kpid, 0);
+	/* Trace times on the clock of clock_gettime(CLOCK_MONOTONIC). */
+	ASSERT_EQ(0, put(TRACE "trace_clock", "mono"));
+}
+
+FIXTURE_TEARDOWN(lru)
+{
+	put(TRACE "trace_clock", "local");
+	if (!access(LRU_GEN, F_OK))
+		put(LRU_GEN, "n");
+	thp_scan_teardown();
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The head pfn of each of the @nr folios of @size bytes at @p. */
+static int folio_pfns(const char *p, size_t nr, size_t size, unsigned long *pfns)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (pagemap_pfns(p + i * size, 1, pfns + i))
+			return -1;
+	return 0;
+}
+
+static bool pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pfns[i] == pfn)
+			return true;
+	return false;
+}
+
+/*
+ * Sparse 64K mTHPs (1 MiB of them: no PMD THP fits) and PMD THPs, freed
+ * half a second after they were
+ * made (minimum age 3 s), beside a control set of sparse PMD THPs made
+ * at the same time and kept.  Once kthpscand has split the control set,
+ * it has walked this memcg's lists past the minimum age of every folio
+ * here: the freed ones must not appear in any decision, by any task.
+ * The control set is judged no earlier than the minimum age after it was
+ * made (trace times on the monotonic clock).
+ */
+TEST_F_TIMEOUT(lru, young_freed_never_seen, 60)
+{
+	const size_t nr_pmd = 8, nr_64k = 16, nr_ctl = 4, per = self->z.per;
+	const size_t mper = 64 * 1024 / self->z.psz;
+	const double min_age = 3.0;
+	unsigned long pfns[8 + 16], ctl[4];
+	struct thp_scan_event *ev;
+	char *pmd, *m, *c;
+	long n, j, bad;
+	double made;
+	size_t i;
+
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
+	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	ASSERT_EQ(0, put(THP "hugepages-64kB/enabled", "always"));
+	ASSERT_EQ(0, clear_trace());
+
+	made = mono_now();
+	c = sparse_thps(&self->z, nr_ctl);
+	pmd = sparse_thps(&self->z, nr_pmd);
+	m = map_aligned(nr_64k * 64 * 1024, 64 * 1024);
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, pmd);
+	ASSERT_NE(NULL, m);
+	for (i = 0; i < nr_64k; i++)
+		fill_page(m, i * mper + 3, self->z.psz);
+	ASSERT_TRUE(check_huge_anon(c, nr_ctl, self->z.pmd));
+	ASSERT_TRUE(check_huge_anon(pmd, nr_pmd, self->z.pmd));
+	ASSERT_EQ(nr_64k, count_thps(m, nr_64k, 64 * 1024));
+	ASSERT_EQ(0, folio_pfns(pmd, nr_pmd, self->z.pmd, pfns));
+	ASSERT_EQ(0, folio_pfns(m, nr_64k, 64 * 1024, pfns + nr_pmd));
+	ASSERT_EQ(0, folio_pfns(c, nr_ctl, self->z.pmd, ctl));
+	usleep(500000);
+	ASSERT_LT(mono_now() - made, min_age) TH_LOG("too slow to free them young");
+	munmap(pmd, nr_pmd * self->z.pmd);
+	munmap(m, nr_64k * 64 * 1024);
+
+	/* The minimum age, then two rounds a second: 20 s leaves TCG room. */
+	EXPECT_TRUE(POLL(smaps_kb(c, "AnonHugePages:") == 0, 20));
+	n = thp_scan_events(&ev);
+	ASSERT_GE(n, 0);
+	for (j = 0; j < n; j++) {
+		if (pfn_in(ev[j].pfn, pfns, nr_pmd + nr_64k))
+			EXPECT_TRUE(false)
+				TH_LOG("a folio freed young was judged: pfn %#lx %s by %d",
+				       ev[j].pfn, ev[j].decision, ev[j].pid);
+		if (!ev[j].split && pfn_in(ev[j].pfn, ctl, nr_ctl)) {
+			EXPECT_STREQ("split_underused", ev[j].decision);
+			EXPECT_EQ(self->kpid, ev[j].pid);
+			/* A jiffy's worth of slack, and the clocks' reads. */
+			EXPECT_GE(ev[j].ts, made + min_age - 0.05)
+				TH_LOG("judged %.3f s after it was made", ev[j].ts - made);
+		}
+	}
+	free(ev);
+	bad = check_pages(c, nr_ctl * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(c, nr_ctl * self->z.pmd);
+}
+
+/* Move this task into memcg @path (a directory), or back to the root. */
+static int join(const char *path)
+{
+	char procs[256], pid[16];
+
+	snprintf(procs, sizeof(procs), "%scgroup.procs", path);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return put(procs, pid);
+}
+
+/*
+ * 2000 memcgs: 1949 empty, 50 with a dense PMD THP each, and the last
+ * with 8 sparse PMD THPs made after all the others.  kthpscand visits
+ * only the memcgs with large folios, and the sparse THPs are split in
+ * the usual time (the default minimum age of 10 s, then a few rounds
+ * with the default knobs: 30 s leaves TCG room); the dense ones stay.
+ */
+TEST_F_TIMEOUT(lru, many_memcgs_one_sparse, 300)
+{
+	const int nr_cg = 2000, nr_dense = 50;
+	const size_t nr = 8, per = self->z.per;
+	char path[128], *dense[50], *p;
+	long bad;
+	int i;
+	size_t k;
+
+	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_TRUE(!mkdir(CG_MANY, 0755) || errno == EEXIST);
+	ASSERT_EQ(0, put(CG_MANY "cgroup.subtree_control", "+memory"));
+	for (i = 0; i < nr_cg; i++) {
+		snprintf(path, sizeof(path), CG_MANY "m%d", i);
+		ASSERT_TRUE(!mkdir(path, 0755) || errno == EEXIST) TH_LOG("memcg %d", i);
+	}
+	for (i = 0; i < nr_dense; i++) {
+		snprintf(path, sizeof(path), CG_MANY "m%d/", i * 39);
+		ASSERT_EQ(0, join(path));
+		dense[i] = map_aligned(self->z.pmd, self->z.pmd);
+		ASSERT_NE(NULL, dense[i]);
+		for (k = 0; k < per; k++)
+			fill_page(dense[i], k, self->z.psz);
+	}
+	snprintf(path, sizeof(path), CG_MANY "m%d/", nr_cg - 1);
+	ASSERT_EQ(0, join(path));
+	p = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+	ASSERT_EQ(0, join(CG CG_NAME "/"));
+
+	EXPECT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == 0, 30));
+	EXPECT_EQ((long)(nr * self->z.psz / 1024), smaps_kb(p, "Rss:"));
+	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	for (i = 0; i < nr_dense; i++) {
+		EXPECT_EQ(1, count_thps(dense[i], 1, self->z.pmd)) TH_LOG("dense THP %d", i);
+		bad = check_pages(dense[i], per, self->z.psz, every_page, NULL);
+		EXPECT_EQ(-1, bad) TH_LOG("dense THP %d: page %ld differs", i, bad);
+		munmap(dense[i], self->z.pmd);
+	}
+	munmap(p, nr * self->z.pmd);
+}
+
+/*
+ * The multi-gen LRU switched on under live THPs (it moves them to its
+ * lists) and new ones made: the sparse THPs, old and new, are found on
+ * its lists and split, the dense ones kept; switched off again, new
+ * sparse THPs are found on the classic lists.  Minimum age 1 s.
+ */
+TEST_F_TIMEOUT(lru, mglru_on_and_off, 90)
+{
+	const size_t nr = 4, per = self->z.per;
+	char *before, *after, *off, *dense;
+	long bad;
+	size_t k;
+
+	if (access(LRU_GEN, F_OK))
+		SKIP(return, "no multi-gen LRU (CONFIG_LRU_GEN=n)");
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "600000"));
+	before = sparse_thps(&self->z, nr);
+	dense = map_aligned(self->z.pmd, self->z.pmd);
+	ASSERT_NE(NULL, before);
+	ASSERT_NE(NULL, dense);
+	for (k = 0; k < per; k++)
+		fill_page(dense, k, self->z.psz);
+	ASSERT_EQ(0, put(LRU_GEN, "y"));
+	after = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, after);
+	ASSERT_TRUE(check_huge_anon(before, nr, self->z.pmd));
+	ASSERT_TRUE(check_huge_anon(after, nr, self->z.pmd));
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
+	EXPECT_TRUE(POLL(!smaps_kb(before, "AnonHugePages:") &&
+			 !smaps_kb(after, "AnonHugePages:"), 20));
+	EXPECT_EQ(1, count_thps(dense, 1, self->z.pmd));
+
+	ASSERT_EQ(0, put(LRU_GEN, "n"));
+	off = sparse_thps(&self->z, nr);
+	ASSERT_NE(NULL, off);
+	ASSERT_TRUE(check_huge_anon(off, nr, self->z.pmd));
+	EXPECT_TRUE(POLL(!smaps_kb(off, "AnonHugePages:"), 20));
+	EXPECT_EQ(1, count_thps(dense, 1, self->z.pmd));
+
+	bad = check_pages(before, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	bad = check_pages(after, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	bad = check_pages(off, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	bad = check_pages(dense, per, self->z.psz, every_page, NULL);
+	EXPECT_EQ(-1, bad) TH_LOG("dense page %ld differs", bad);
+	munmap(before, nr * self->z.pmd);
+	munmap(after, nr * self->z.pmd);
+	munmap(off, nr * self->z.pmd);
+	munmap(dense, self->z.pmd);
+}
+
+THP_SCAN_HARNESS_MAIN

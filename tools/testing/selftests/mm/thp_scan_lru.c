@@ -75,16 +75,6 @@ static int folio_pfns(const char *p, size_t nr, size_t size, unsigned long *pfns
 	return 0;
 }
 
-static bool pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (pfns[i] == pfn)
-			return true;
-	return false;
-}
-
 /*
  * Sparse 64K mTHPs (1 MiB of them: no PMD THP fits) and PMD THPs, freed
  * half a second after they were

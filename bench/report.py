@@ -16,7 +16,7 @@ import sys
 
 POLICIES = ['never', 'madvise', 'always', 'defer', 'auto']
 KERNELS = ['stock', 'patched']
-SIZES = {2048: 'PMD THP (2 MiB)', 64: '64K mTHP', 4: 'order 0 (4 KiB)'}
+SIZES = {2048: 'PMD THP (2 MiB)', 64: '64K mTHP', 16: '16K mTHP', 4: 'order 0 (4 KiB)'}
 
 
 def parse(path):
@@ -312,13 +312,14 @@ def main():
           'minimum and the median of the repetitions, and the time to unmap it. '
           'Each kernel runs the same sequence twice; in the second pass the patched '
           'kernel has `thp_scan/enabled=0`, compared with stock\'s second pass. '
-          'Goal (issue 9): within 0.5 % for every order, 0 % for order 0.')
+          'Goal (issue "mTHPs cost nothing until they are judged"): within 0.3 % of '
+          'stock for every size, on both arches.')
         w('')
         w('| folios | stock fault ms (min / med) | patched fault ms (min / med) | ratio (min) | ratio (median) | unmap ratio (min) | second pass, patched with `thp_scan/enabled=0`: ratio (min) | folios made (stock / patched / expected) |')
         w('|---|---|---|---|---|---|---|---|')
         with open(os.path.join(a.out, 'data', 'fault.dat'), 'w') as f:
             f.write('# size ratio_min ratio_median unmap_ratio_min\n')
-            for key in [(t, kb) for _, t in ARCHES for kb in (2048, 64, 4)]:
+            for key in [(t, kb) for _, t in ARCHES for kb in (2048, 64, 16, 4)]:
                 atag, kb = key
                 if key not in fc or 'stock' not in fc[key] or 'patched' not in fc[key]:
                     continue
@@ -486,7 +487,7 @@ def main():
              "plot 'data/fault.dat' using 2:xtic(1) title 'fault (min)' lc rgb '#d95f02', "
              "'' using 3 title 'fault (median)' lc rgb '#7570b3', "
              "'' using 4 title 'unmap (min)' lc rgb '#1b9e77', "
-             "0.5 with lines dt 2 lc rgb 'red' title 'goal: +0.5 %%'\n")
+             "0.3 with lines dt 2 lc rgb 'red' title 'goal: +0.3 %%'\n")
         if gnuplot(s, pdir):
             plots.append(('fault-cost.png', 'fault cost ratios'))
     if plots:

@@ -7,7 +7,8 @@
 #                  and without memcg pressure, HawkEye's three phases,
 #                  redis, the compile-style loop; with POLICY=always also
 #                  kthpscand's CPU cost and swap-out (zram)
-#            fault the fault cost of PMD THPs, 64K mTHPs and order-0 pages
+#            fault the fault cost of PMD THPs, 64K and 16K mTHPs and
+#                  order-0 pages
 #   QUICK    1: fewer and smaller workloads (./run bench --quick)
 #   ONLY     the workloads to run (default: all of the mode's)
 # Each workload prints "BENCH ..." lines (bench/guest/thpbench.c) that
@@ -23,19 +24,23 @@ progress() { echo "BENCH-PROGRESS $(cut -d' ' -f1 /proc/uptime)s $*"; }
 want() { [ -z "$ONLY" ] && return 0; case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 run() { "$@" || { echo "BENCH-ERROR $* exited $?"; rc=1; }; }
 
-# policy ORDER_KB POLICY: THPs of that size only, under that policy.
+# policy ORDER_KB POLICY: THPs of that size only, under that policy (the
+# other sizes never: 2048 kB inherits the global policy, the mTHP sizes
+# are set on their own).
 policy() {
 	case "$1" in
 	2048)	echo "$2" > $T/enabled && echo inherit > $T/hugepages-2048kB/enabled &&
-		echo never > $T/hugepages-64kB/enabled ;;
-	64)	echo "$2" > $T/enabled && echo never > $T/hugepages-2048kB/enabled &&
-		echo "$2" > $T/hugepages-64kB/enabled ;;
+		echo never > $T/hugepages-64kB/enabled && echo never > $T/hugepages-16kB/enabled ;;
+	64|16)	echo "$2" > $T/enabled && echo never > $T/hugepages-2048kB/enabled &&
+		echo never > $T/hugepages-64kB/enabled && echo never > $T/hugepages-16kB/enabled &&
+		echo "$2" > $T/hugepages-$1kB/enabled ;;
 	4)	echo never > $T/enabled && echo never > $T/hugepages-2048kB/enabled &&
-		echo never > $T/hugepages-64kB/enabled ;;
+		echo never > $T/hugepages-64kB/enabled && echo never > $T/hugepages-16kB/enabled ;;
+	*)	false ;;
 	esac || { echo "BENCH-ERROR cannot set policy $2 for $1 kB"; rc=1; }
 }
 # The THP policy every other workload runs under: the global one, the
-# sizes at their defaults (PMD: inherit, 64K: never).
+# sizes at their defaults (PMD: inherit, 64K and 16K: never).
 global_policy() { policy 2048 "$POLICY"; }
 
 echo "BENCH info kernel=$KERNEL release=$(uname -r) policy=$POLICY mode=$MODE quick=$QUICK cpus=$(grep -c ^processor /proc/cpuinfo) memtotal_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
@@ -53,7 +58,7 @@ echo +memory > $CG/cgroup.subtree_control
 if [ "$MODE" = fault ]; then
 	mib=64 reps=9
 	[ "$QUICK" = 1 ] && reps=5
-	for kb in 2048 64 4; do
+	for kb in 2048 64 16 4; do
 		want "fault" || continue
 		progress "fault cost, $kb kB folios: $reps x $mib MiB"
 		policy $kb always
@@ -64,7 +69,7 @@ if [ "$MODE" = fault ]; then
 	# path whether it scans or not.  (Compare pass with pass: the page
 	# allocator's state after the first pass is not that of a fresh boot.)
 	[ -f $T/thp_scan/enabled ] && echo 0 > $T/thp_scan/enabled
-	for kb in 2048 64 4; do
+	for kb in 2048 64 16 4; do
 		want "fault" || continue
 		progress "fault cost, $kb kB folios, second pass (thp_scan/enabled=0 where it exists): $reps x $mib MiB"
 		policy $kb always

@@ -5,20 +5,24 @@
 #   bench/run.sh [--quick] [--arm64] [--jobs N] [--only "BOOT ..."]
 #
 # Builds the patched x86_64 kernel (configs: base + x86_64 + bench, i.e.
-# the test configuration plus CONFIG_NET and CONFIG_UNIX for redis) and
-# stock 6.12 from the same Debian tarball and fragments (build/stock/,
-# no overlay, no patches, without the options only the series has),
+# the test configuration plus CONFIG_NET and CONFIG_UNIX for redis and
+# CONFIG_SCHEDSTATS for the idle cost) and stock 6.12 from the same
+# Debian tarball and fragments (build/stock/, no overlay, no patches,
+# without the options only the series has),
 # builds the guest programs (bench/guest/, static), and boots each kernel
 # under QEMU with -icount shift=0,sleep=off -smp 1: guest time counts
 # instructions (1 ns each), so times are repeatable and do not depend on
 # the host's load, and idle guest time costs no host time.  Boots:
 #   fault-{patched,stock}          fault cost per folio size
+#   idle-{patched,stock}           CPU time of an idle machine, with 0 and
+#                                  2000 empty memcgs, thp_scan off and on
 #   {patched,stock}-POLICY         the memory workloads under POLICY
 #                                  (patched: never madvise always defer
 #                                  auto; stock: never madvise always)
 # --arm64 adds the same kernels for arm64 (QEMU virt, -cpu max) and boots
-# fault-{patched,stock}-arm64 and {patched,stock}-always-arm64 (no redis:
-# Debian's arm64 redis is not installed on an amd64 host).
+# fault-{patched,stock}-arm64, idle-{patched,stock}-arm64 and
+# {patched,stock}-always-arm64 (no redis: Debian's arm64 redis is not
+# installed on an amd64 host).
 # N boots run at once (default 2).  Then bench/report.py writes the
 # table, the plots and the run's facts to bench/results/ (--quick:
 # bench/results/quick/).  Logs: build/logs/bench-*/.
@@ -106,13 +110,16 @@ redis_version=$(dpkg-query -W -f='${Version}' redis-server 2>/dev/null || echo u
 # NAME KERNEL MODE POLICY ESTIMATE_S ARCH (wall-clock, measured on 2 cores
 # with two boots at a time; the guest's own times do not depend on it).
 if [ "$quick" = 1 ]; then
-	est_mem=90 est_always=110 est_fault=50
+	est_mem=90 est_always=110 est_fault=50 est_idle=80
 else
-	est_mem=200 est_always=240 est_fault=70
+	est_mem=200 est_always=240 est_fault=70 est_idle=120
 fi
 boots=()
 for k in patched stock; do
 	boots+=("fault-$k $k fault always $est_fault x86_64")
+done
+for k in patched stock; do
+	boots+=("idle-$k $k idle always $est_idle x86_64")
 done
 for p in always never madvise defer auto; do
 	for k in patched stock; do
@@ -125,6 +132,7 @@ done
 if [ "$arm64" = 1 ]; then
 	for k in patched stock; do
 		boots+=("fault-$k-arm64 $k fault always $((est_fault * 2)) arm64")
+		boots+=("idle-$k-arm64 $k idle always $((est_idle * 2)) arm64")
 		boots+=("$k-always-arm64 $k mem always $((est_always * 2)) arm64")
 	done
 fi

@@ -9,6 +9,8 @@
 #                  kthpscand's CPU cost and swap-out (zram)
 #            fault the fault cost of PMD THPs, 64K and 16K mTHPs and
 #                  order-0 pages
+#            idle  the CPU time an idle machine spends (/proc/schedstat),
+#                  with 0 and 2000 empty memcgs, thp_scan off and on
 #   QUICK    1: fewer and smaller workloads (./run bench --quick)
 #   ONLY     the workloads to run (default: all of the mode's)
 # Each workload prints "BENCH ..." lines (bench/guest/thpbench.c) that
@@ -75,6 +77,58 @@ if [ "$MODE" = fault ]; then
 		policy $kb always
 		run $B fault $kb $mib $reps pass2
 	done
+	[ -f $T/thp_scan/enabled ] && echo 1 > $T/thp_scan/enabled
+	policy 2048 always
+	exit $rc
+fi
+
+if [ "$MODE" = idle ]; then
+	# The CPU time of an idle machine: N empty memcgs (no processes, each
+	# with memory.max 64M, which the per-memcg "auto" looks at), and per
+	# setting the time tasks ran (/proc/schedstat) in a window of guest
+	# time after 5 s to settle (thpbench idle).  Settings: off (patched:
+	# thp_scan/enabled=0; both: enabled=always), on-always and on-auto
+	# (patched only: thp_scan/enabled=1, enabled=always or auto).
+	counts="0 2000" secs=60
+	[ "$QUICK" = 1 ] && counts="0 500" secs=20
+	settings=off
+	[ -f $T/thp_scan/enabled ] && settings="off on-always on-auto"
+	[ "$KERNEL" = patched ] && [ ! -f $T/thp_scan/enabled ] &&
+		{ echo "BENCH-ERROR idle: patched kernel without $T/thp_scan/enabled"; rc=1; }
+	D=$CG/idle
+	mkdir -p $D && echo +memory > $D/cgroup.subtree_control ||
+		{ echo "BENCH-ERROR idle: cannot create $D"; exit 1; }
+	for n in $counts; do
+		want idle || continue
+		progress "idle: $n empty memcgs with memory.max 64M"
+		i=0
+		while [ $i -lt $n ]; do
+			if ! { mkdir $D/m$i && echo 64M > $D/m$i/memory.max; }; then
+				echo "BENCH-ERROR idle: memcg $i of $n"
+				rc=1
+				break
+			fi
+			i=$((i + 1))
+		done
+		made=$i
+		[ -d $D/m$made ] && rmdir $D/m$made
+		for st in $settings; do
+			case $st in
+			off)	[ -f $T/thp_scan/enabled ] && echo 0 > $T/thp_scan/enabled
+				policy 2048 always ;;
+			on-always) echo 1 > $T/thp_scan/enabled; policy 2048 always ;;
+			on-auto) echo 1 > $T/thp_scan/enabled; policy 2048 auto ;;
+			esac
+			progress "idle: $made memcgs, setting $st: 5 s to settle, then ${secs} s measured"
+			run $B idle 5 $secs $made $st
+		done
+		i=0
+		while [ $i -lt $made ]; do
+			rmdir $D/m$i || { echo "BENCH-ERROR idle: rmdir $D/m$i"; rc=1; }
+			i=$((i + 1))
+		done
+	done
+	rmdir $D
 	[ -f $T/thp_scan/enabled ] && echo 1 > $T/thp_scan/enabled
 	policy 2048 always
 	exit $rc

@@ -15,6 +15,7 @@
  *   thpbench ccloop N PROGRAM                      many short processes
  *   thpbench sample CGROUP INTERVAL_S COUNT TAG    memory.current over time
  *   thpbench redisload SOCKET N SIZE DEL_PCT       SETs, then DELs, over a unix socket
+ *   thpbench idle SETTLE_S SECONDS MEMCGS SETTING  CPU time of an idle machine
  *
  * The policy (transparent_hugepage/enabled, hugepages-<size>kB/enabled)
  * is set by the caller (bench/guest/bench.sh).
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -778,13 +780,115 @@ static int redisload(int argc, char **argv)
 	return memcmp(cmd, v, size) ? 1 : 0;
 }
 
+/*
+ * The time tasks ran on the CPUs, in ns: the sum over the "cpuN" lines of
+ * /proc/schedstat of their 7th field (rq_cpu_time; CONFIG_SCHEDSTATS,
+ * Documentation/scheduler/sched-stats.rst).  The idle task does not count.
+ * -1 without the file or without cpu lines.
+ */
+static long long schedstat_busy(void)
+{
+	char line[512];
+	long long sum = 0, v;
+	int cpus = 0;
+	FILE *f = fopen("/proc/schedstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %lld", &v) != 1) {
+			fclose(f);
+			return -1;
+		}
+		sum += v;
+		cpus++;
+	}
+	fclose(f);
+	return cpus ? sum : -1;
+}
+
+/* The pid of the task whose comm is @comm, 0 if none. */
+static pid_t find_comm(const char *comm)
+{
+	char path[300], buf[64];
+	struct dirent *d;
+	pid_t pid = 0;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return 0;
+	while (!pid && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		if (read_str(path, buf, sizeof(buf)))
+			continue;
+		buf[strcspn(buf, "\n")] = 0;
+		if (!strcmp(buf, comm))
+			pid = atoi(d->d_name);
+	}
+	closedir(dir);
+	return pid;
+}
+
+/* The time task @pid has run, in ns (first field of /proc/PID/schedstat). */
+static long long task_runtime(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	return read_ll(path);
+}
+
+/*
+ * idle SETTLE SECONDS MEMCGS SETTING: SETTLE s asleep (what the caller
+ * changed settles, and this program's own start is counted before the
+ * window), then the time tasks ran on the CPUs during SECONDS s of this
+ * program asleep, and kthpscand's share of it if there is a kthpscand.
+ * MEMCGS and SETTING (what the caller set up) are labels for the output.
+ */
+static int idle(int argc, char **argv)
+{
+	double settle, window, t0, t;
+	long long b0, b1, k0 = -1, k1 = -1;
+	pid_t kpid;
+	char kbuf[32] = "none";
+
+	if (argc < 6)
+		die("usage: idle SETTLE_S SECONDS MEMCGS SETTING");
+	settle = atof(argv[2]);
+	window = atof(argv[3]);
+	snooze(settle);
+	kpid = find_comm("kthpscand");
+	t0 = now();
+	b0 = schedstat_busy();
+	if (kpid)
+		k0 = task_runtime(kpid);
+	snooze(window);
+	b1 = schedstat_busy();
+	if (kpid)
+		k1 = task_runtime(kpid);
+	t = now() - t0;
+	if (b0 < 0 || b1 < 0) {
+		printf("BENCH-ERROR idle: no run time in /proc/schedstat (CONFIG_SCHEDSTATS?)\n");
+		return 1;
+	}
+	if (k0 >= 0 && k1 >= 0)
+		snprintf(kbuf, sizeof(kbuf), "%lld", k1 - k0);
+	printf("BENCH idle memcgs=%s setting=%s seconds=%.3f busy_ns=%lld kthpscand_ns=%s auto_state=%s\n",
+	       argv[4], argv[5], t, b1 - b0, kbuf, auto_state());
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } workloads[] = {
 	{ "sparse", sparse }, { "fault", fault }, { "hawkeye", hawkeye },
 	{ "scancost", scancost }, { "swap", swapbench }, { "ccloop", ccloop },
-	{ "sample", sample }, { "redisload", redisload },
+	{ "sample", sample }, { "redisload", redisload }, { "idle", idle },
 };
 
 int main(int argc, char **argv)

@@ -148,7 +148,7 @@ def main():
         info.get('stock', {}).get('release', '?'), debver))
     w('| patched kernel | Linux %s, the same source + this repository\'s %d patches and overlay (commit %s) |' % (
         info.get('patched', {}).get('release', '?'), npatch, head))
-    w('| configs | `allnoconfig` + `configs/base.config` + `configs/x86_64.config` + `configs/bench.config` (`CONFIG_NET`, `CONFIG_UNIX`); stock without `CONFIG_THP_SCAN*` and `CONFIG_THP_AUTO_KUNIT_TEST` (differences: `configs.diff`) |')
+    w('| configs | `allnoconfig` + `configs/base.config` + `configs/x86_64.config` + `configs/bench.config` (`CONFIG_NET`, `CONFIG_UNIX`, `CONFIG_SCHEDSTATS`); stock without `CONFIG_THP_SCAN*` and `CONFIG_THP_AUTO_KUNIT_TEST` (differences: `configs.diff`) |')
     w('| guest | QEMU TCG, `-icount shift=0,sleep=off -smp 1 -m 1024`; x86_64: `-M pc -cpu max`%s; %s |' % (
         ', arm64: `-M virt -cpu max` (4 KiB pages), no redis' if any(n.endswith('-arm64') for n in names) else '',
         qemu))
@@ -341,6 +341,70 @@ def main():
         w('')
 
     mark['fault_end'] = len(md)
+    # --- idle cost ---------------------------------------------------------------------
+    # Boots idle-KERNEL[-arm64]: "BENCH idle memcgs=N setting=S seconds=T
+    # busy_ns=B kthpscand_ns=K" per window; per 60 s in the table.
+    def per60(ns, sec):
+        return None if ns is None or ns < 0 or not sec else ns / sec * 60 / 1e6
+
+    idle_arches = [(suffix, atag) for suffix, atag in ARCHES
+                   if any('idle-%s%s' % (k, suffix) in names for k in KERNELS)]
+    if idle_arches:
+        mark['idle'] = len(md)
+        ic = {}
+        for suffix, atag in idle_arches:
+            for k in KERNELS:
+                for kv in lines('idle-%s%s' % (k, suffix), 'idle'):
+                    sec = num(kv.get('seconds'))
+                    try:
+                        n = int(kv['memcgs'])
+                    except (KeyError, ValueError):
+                        continue
+                    ic[(atag, k, kv.get('setting'), n)] = (per60(num(kv.get('busy_ns')), sec),
+                                                          per60(num(kv.get('kthpscand_ns')), sec))
+        counts = sorted({key[3] for key in ic}) or [0, 500 if quick else 2000]
+        top_n = max(counts)
+        w('## 4b. Idle cost: the CPU time of an idle machine')
+        w('')
+        w('Time tasks ran on the CPU (`/proc/schedstat`, the `cpuN` lines\' 7th field: '
+          'every task but the idle task; `CONFIG_SCHEDSTATS` on both kernels), in ms of '
+          'guest time (instructions) per 60 s of an idle guest, with that many empty '
+          'memcgs (no processes, `memory.max` 64M each), after 5 s to settle; and '
+          '`kthpscand`\'s own share (`/proc/PID/schedstat`; –: none). Settings: `off` '
+          '(patched: `thp_scan/enabled=0`; both: `enabled=always`), `on-always` and '
+          '`on-auto` (`thp_scan/enabled=1`, `enabled=always` or `auto`). The busy time '
+          'includes what every window has, on both kernels: the boot\'s own watcher '
+          '(`qemu/init`, a wake-up a second) and the kernel\'s periodic work; compare '
+          'the differences. Goal (issue "mTHPs cost nothing until they are judged"): '
+          '`on-auto` and `on-always` at most 5 ms per 60 s above `off` with 2000 memcgs%s.' % (
+              '' if top_n == 2000 else ' (this run: at most %d)' % top_n))
+        w('')
+        w('| kernel, setting | ' + ' | '.join('busy ms / 60 s, %d memcgs' % n for n in counts) + ' | '
+          + ' | '.join('kthpscand ms / 60 s, %d memcgs' % n for n in counts) + ' |')
+        w('|---|' + '---|' * (2 * len(counts)))
+        rows = [('stock', 'off'), ('patched', 'off'), ('patched', 'on-always'), ('patched', 'on-auto')]
+        diffs = [(('patched', 'on-always'), ('patched', 'off')), (('patched', 'on-auto'), ('patched', 'off')),
+                 (('patched', 'off'), ('stock', 'off'))]
+
+        def cell(atag, ks, n, i):
+            v = ic.get((atag, ks[0], ks[1], n))
+            return None if v is None else v[i]
+
+        for suffix, atag in idle_arches:
+            for ks in rows:
+                w('| %s %s%s | %s | %s |' % (
+                    ks[0], ks[1], atag,
+                    ' | '.join(fmt(cell(atag, ks, n, 0), 2) for n in counts),
+                    ' | '.join(fmt(cell(atag, ks, n, 1), 2) for n in counts)))
+            for x, y in diffs:
+                out = []
+                for i in (0, 1):
+                    for n in counts:
+                        vx, vy = cell(atag, x, n, i), cell(atag, y, n, i)
+                        out.append('–' if vx is None or vy is None else '%+.2f' % (vx - vy))
+                w('| **%s %s − %s %s**%s | %s |' % (x[0], x[1], y[0], y[1], atag, ' | '.join(out)))
+        w('')
+        mark['idle_end'] = len(md)
     # --- scanner cost ----------------------------------------------------------------
     sc_d = [(label, kv) for label, n in mem for kv in lines(n, 'scancost-dense')]
     sc_s = [kv for _, n in mem for kv in lines(n, 'scancost-sparse')]
@@ -517,8 +581,9 @@ def main():
     w('')
     w('```sh')
     w('./run bench           # full: every workload, about 15 min on 2 cores with the kernels built')
-    w('./run bench --arm64   # the same plus arm64 (fault cost, `always`), about 20 min')
+    w('./run bench --arm64   # the same plus arm64 (fault cost, idle cost, `always`), about 20 min')
     w('./run bench --quick   # fewer, smaller workloads, about 4 min')
+    w('bench/run.sh --only "fault-patched fault-stock idle-patched idle-stock"   # some boots only')
     w('```')
     w('')
     w('Logs of each boot: `build/logs/bench-NAME/` (`results.log`: every BENCH line; '
@@ -537,7 +602,7 @@ def readme(a, md, mark, plots):
              'From the latest full run (%s; every table, the facts of the run and the '
              'other plots: [%s/README.md](%s/README.md)):' % (
                  md[2].split(', ')[1] if len(md) > 2 and ', ' in md[2] else 'see there', rel, rel), '']
-    for a0, a1 in (('redis', 'redis_end'), ('fault', 'fault_end')):
+    for a0, a1 in (('redis', 'redis_end'), ('fault', 'fault_end'), ('idle', 'idle_end')):
         if a0 in mark:
             for l in md[mark[a0]:mark[a1]]:
                 block.append(l.replace('## ', '#### ', 1) if l.startswith('## ') else l)

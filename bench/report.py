@@ -545,13 +545,13 @@ def main():
     if os.path.exists(os.path.join(a.out, 'data', 'fault.dat')):
         s = ("set terminal pngcairo size 700,420 font 'Sans,10'\nset output 'fault-cost.png'\n"
              "set title 'Fault cost: patched against stock 6.12 (-icount, guest instructions)'\n"
-             "set ylabel 'patched / stock - 1 (%%)'\nset style data histograms\n"
+             "set ylabel 'patched / stock - 1 (%)'\nset style data histograms\n"
              "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
              "set grid ytics\nset xzeroaxis lt -1\nset key top left\n"
              "plot 'data/fault.dat' using 2:xtic(1) title 'fault (min)' lc rgb '#d95f02', "
              "'' using 3 title 'fault (median)' lc rgb '#7570b3', "
              "'' using 4 title 'unmap (min)' lc rgb '#1b9e77', "
-             "0.3 with lines dt 2 lc rgb 'red' title 'goal: +0.3 %%'\n")
+             "0.3 with lines dt 2 lc rgb 'red' title 'goal: +0.3 %'\n")
         if gnuplot(s, pdir):
             plots.append(('fault-cost.png', 'fault cost ratios'))
     if plots:

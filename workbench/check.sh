@@ -116,6 +116,30 @@ if [ -f "$obj/.config" ]; then
 	# findings); the pristine file of each is checked with the same command.
 	mlog=$(mktemp)
 	kmake "$obj" C=2 V=1 "${pobjs[@]}" > "$mlog" 2>&1
+	# The pristine files are checked against pristine headers: a patched
+	# header (a field moved, say) makes a pristine file fail to compile,
+	# and sparse does not check the locking of a function with errors,
+	# so its own findings would look new.  pdir holds the pristine
+	# version of every header the patches change (include/ first on the
+	# command line; mm/*.h beside the pristine .c file).
+	pdir=$(mktemp -d)
+	mkdir -p "$pdir/include" "$pdir/mm"
+	cp "$tree"/mm/*.h "$pdir/mm/"
+	for h in $(cd "$tree" && QUILTRC="$top/workbench/quiltrc" quilt files -a 2>/dev/null |
+		   grep -E '^(include|mm)/.*\.h$' | sort -u); do
+		for p in $(cd "$tree" && QUILTRC="$top/workbench/quiltrc" quilt applied 2>/dev/null); do
+			if [ -e "$tree/.pc/$p/$h" ]; then
+				case "$h" in
+				include/*) d=$pdir/include/${h#include/} ;;
+				*) d=$pdir/$h ;;
+				esac
+				mkdir -p "$(dirname "$d")"
+				# quilt keeps an empty file for a file a patch adds.
+				if [ -s "$tree/.pc/$p/$h" ]; then cp "$tree/.pc/$p/$h" "$d"; else rm -f "$d"; fi
+				break
+			fi
+		done
+	done
 	norm() { sed -n 's/^[^ ]*:[0-9]*:[0-9]*: \(warning\|error\)/\1/p' | sort; }
 	for o in "${pobjs[@]}"; do
 		f=${o%.o}.c
@@ -129,15 +153,24 @@ if [ -f "$obj/.config" ]; then
 		# The findings make printed after this file's command, up to the
 		# next command.
 		new=$(awk -v c="$cmd" '$0 == c { on = 1; next } /^  sparse / { on = 0 } on' "$mlog" | norm)
-		copy=$tree/$(dirname "$f")/.pristine-$(basename "$f")
+		mkdir -p "$pdir/$(dirname "$f")"
+		copy=$pdir/$f
 		cp "$base" "$copy"
-		old=$(cd "$obj" && eval "$(echo "${cmd/-Wp,-MMD,*.d /}" | sed "s|$tree/$f|$copy|")" 2>&1 | norm)
+		old=$(cd "$obj" && eval "$(echo "${cmd/-Wp,-MMD,*.d /}" |
+			sed "s| -nostdinc | -nostdinc -I$pdir/include |; s|$tree/$f|$copy|")" 2>&1 | norm)
+		# Errors only the pristine file has: the baseline is broken.
+		perr=$(comm -23 <(grep '^error' <<< "$old" || true) <(grep '^error' <<< "$new" || true))
+		if [ -n "$perr" ]; then
+			echo "$f: the pristine file has errors of its own against the pristine headers:"
+			echo "$perr" | head -n 5
+			sp=1
+		fi
 		rm -f "$copy"
 		added=$(comm -13 <(echo "$old") <(echo "$new"))
 		if [ -n "$added" ]; then echo "$f: new sparse findings:"; echo "$added"; sp=1; fi
 		checked="$checked $f"
 	done
-	rm -f "$mlog"
+	rm -rf "$mlog" "$pdir"
 	say "sparse on the patched files ($checked ): $([ $sp = 0 ] && echo clean || echo findings above)"
 	[ $sp = 0 ] || bad=1
 fi

@@ -1267,6 +1267,7 @@ static void thp_scan_visit(struct lruvec *lruvec, struct thp_scan_round *r)
 	struct thp_scan_lruvec *ts = &lruvec->thp_scan;
 	unsigned long young;
 
+	/* Racy: a folio queued meanwhile is taken in the next round. */
 	if (data_race(READ_ONCE(lruvec->deferred_split.split_queue_len)))
 		thp_scan_partial(lruvec, r);
 	if (r->budget <= 0 || !r->nr_folios)

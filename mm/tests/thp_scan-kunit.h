@@ -768,13 +768,15 @@ static void thp_scan_test_pos_lists(struct kunit *test)
 	{
 		struct lru_gen_folio *lrugen = &lruvec->lrugen;
 		unsigned long seq, n = 0;
-		int zone;
+		int zone, gen;
 
 		for (seq = lrugen->min_seq[LRU_GEN_ANON]; seq <= lrugen->max_seq; seq++) {
 			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-				KUNIT_EXPECT_PTR_EQ(test,
-					&lrugen->folios[lru_gen_from_seq(seq)][LRU_GEN_ANON][zone],
-					thp_scan_pos_list(lruvec, &pos));
+				struct list_head *want =
+					&lrugen->folios[lru_gen_from_seq(seq)][LRU_GEN_ANON][zone];
+
+				KUNIT_EXPECT_PTR_EQ(test, want,
+						    thp_scan_pos_list(lruvec, &pos));
 				thp_scan_pos_next_list(&pos);
 				n++;
 			}
@@ -785,9 +787,9 @@ static void thp_scan_test_pos_lists(struct kunit *test)
 		pos.seq = lrugen->min_seq[LRU_GEN_ANON] - 1;
 		pos.zone = 1;
 		pos.pfn = 1;
-		KUNIT_EXPECT_PTR_EQ(test,
-			&lrugen->folios[lru_gen_from_seq(lrugen->min_seq[LRU_GEN_ANON])][LRU_GEN_ANON][0],
-			thp_scan_pos_list(lruvec, &pos));
+		gen = lru_gen_from_seq(lrugen->min_seq[LRU_GEN_ANON]);
+		KUNIT_EXPECT_PTR_EQ(test, &lrugen->folios[gen][LRU_GEN_ANON][0],
+				    thp_scan_pos_list(lruvec, &pos));
 		KUNIT_EXPECT_EQ(test, 0ul, pos.pfn);
 		KUNIT_EXPECT_EQ(test, 0, pos.zone);
 		pos.seq = lrugen->max_seq + 1;

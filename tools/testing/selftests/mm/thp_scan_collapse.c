@@ -350,7 +350,7 @@ TEST_F_TIMEOUT(collapse, limit_exact, 300)
 		bool zero_filled;	/* the new pages: zero-filled, else none */
 		int plus;		/* new pages: the limit and this many */
 		bool collapsed;
-	} cases[] = {
+	} rows[] = {
 		{ false, 0, true }, { false, 1, false },
 		{ true, 0, true }, { true, 1, false },
 		{ false, -1, true },
@@ -359,19 +359,21 @@ TEST_F_TIMEOUT(collapse, limit_exact, 300)
 	long limit, full0, bad;
 	char buf[64], who[32];
 	unsigned int c;
+	int got;
 	size_t pg;
 	char *p;
 
 	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
-	ASSERT_EQ(2, sscanf(buf, "%ld %31s", &limit, who));
+	got = sscanf(buf, "%ld %31s", &limit, who);
+	ASSERT_EQ(2, got);
 	EXPECT_STREQ("collapse_max_new_pct", who);
 	EXPECT_EQ((long)(per * 12 / 100), limit);
 	ASSERT_EQ(0, set_policy("defer"));
-	for (c = 0; c < ARRAY_SIZE(cases); c++) {
-		size_t n = limit + cases[c].plus;
+	for (c = 0; c < ARRAY_SIZE(rows); c++) {
+		size_t n = limit + rows[c].plus;
 
-		limit_none = cases[c].zero_filled ? 0 : n;
-		limit_zero = cases[c].zero_filled ? n : 0;
+		limit_none = rows[c].zero_filled ? 0 : n;
+		limit_zero = rows[c].zero_filled ? n : 0;
 		p = map_aligned(nr * self->z.pmd, self->z.pmd);
 		ASSERT_NE(NULL, p);
 		/*
@@ -387,12 +389,12 @@ TEST_F_TIMEOUT(collapse, limit_exact, 300)
 				memset(p + pg * self->z.psz, 0, self->z.psz);
 		fill(p, pages, self->z.psz, per, limit_range);
 		full0 = FILE_NUM(KHUGEPAGED "full_scans");
-		EXPECT_EQ(cases[c].collapsed ? (long)nr : 0,
+		EXPECT_EQ(rows[c].collapsed ? (long)nr : 0,
 			  wait_collapsed(p, nr, self->z.pmd, full0, 3))
 			TH_LOG("%zu %s pages of %zu (limit %ld)", n,
-			       cases[c].zero_filled ? "zero-filled" : "none", per, limit);
+			       rows[c].zero_filled ? "zero-filled" : "none", per, limit);
 		EXPECT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0,
-			  cases[c].collapsed ? 0 : 3);
+			  rows[c].collapsed ? 0 : 3);
 		bad = check(p, pages, self->z.psz, per, limit_range);
 		EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 		munmap(p, nr * self->z.pmd);

@@ -107,8 +107,7 @@ static void write_page(struct worker *w, int r, size_t pg, bool zero)
 static bool check_page(struct worker *w, int r, size_t pg)
 {
 	struct region *reg = &w->r[r];
-	/* Each word read once: the page may change under us (see below). */
-	const volatile uint64_t *q = (const volatile uint64_t *)(reg->p + pg * w->z.psz);
+	const uint64_t *q = (const uint64_t *)(reg->p + pg * w->z.psz);
 	size_t i, n = w->z.psz / sizeof(*q);
 	unsigned int gen = reg->gen[pg];
 	bool discarded = false;
@@ -123,7 +122,8 @@ static bool check_page(struct worker *w, int r, size_t pg)
 	 */
 	for (i = 0; i < n; i++) {
 		uint64_t want = gen && !discarded ? word(w, r, pg, gen, i) : 0;
-		uint64_t v = q[i];
+		/* Each word read once: the page may change under us (see below). */
+		uint64_t v = __atomic_load_n(&q[i], __ATOMIC_RELAXED);
 
 		if (v != want && !v && reg->state[pg] == PG_FREED && !discarded) {
 			discarded = true;

@@ -2,7 +2,8 @@
 #
 #   make demo                 build the x86_64 test kernel, boot it, show thp_scan
 #   make test                 every test, x86_64 + arm64 + the x86_64 debug kernel
-#                             (the debug kernel's boot without thp_policy_fault)
+#                             (the debug kernel's boot without thp_policy_fault
+#                             and thp_scan_collapse)
 #   make test-full            the same, the debug kernel's boot with every program
 #   make tree                 assemble build/linux (tarball + overlay + quilt)
 #   make kernel ARCH=.. CFG=..   one kernel (ARCH x86_64|arm64, CFG test|debug)

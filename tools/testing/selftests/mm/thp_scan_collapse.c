@@ -199,9 +199,10 @@ static int set_policy(const char *policy)
  * THPs, and over several full khugepaged passes the memcg footprint stays
  * within 1.2x of "never" (6.12, and this series without the collapse
  * limit, went back to 4.4x with redis): khugepaged looks at every range
- * and collapses none of them.
+ * and collapses none of them.  Its limit leaves room for its five waits
+ * of up to WAIT_SECS each (the debug kernel needs most of it).
  */
-TEST_F_TIMEOUT(collapse, jemalloc_pattern, 420)
+TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 {
 	const size_t len = 128UL << 20, nr = len / self->z.pmd, pages = len / self->z.psz;
 	long mem_never, mem_max = 0, mem, skip0, full0, split0, bad;

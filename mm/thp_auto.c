@@ -31,8 +31,17 @@
  * MemAvailable counts them for the system), or when its own PSI memory
  * "some" stall (cgroup v2) reaches memcg_pressure_psi_pct; a memcg without
  * a limit has all of its limit available. The state in force for a memcg
- * is pressure when its own signals or those of an ancestor say so: the
- * memcgs are walked top-down, each after its parent. A page fault under
+ * is pressure when its own signals or those of an ancestor say so.
+ *
+ * The work samples only the memcgs that a charge took above their mark,
+ * the usage at which the memory available to them falls to
+ * memcg_plentiful_available_pct of their limit (thp_auto_memcg_mark()),
+ * and those still under pressure; the charge path compares the usage it
+ * has just read with the mark, once per charge batch. A memcg far from
+ * its limit costs nothing per interval, however many there are. When the
+ * state in force of a memcg changes, its subtree follows at once. The
+ * price: a memcg far below its limit follows the system state and its
+ * ancestors', not its own PSI stall alone. A page fault under
  * "auto" is under pressure when the system is or when the memcg of the
  * faulting mm is (thp_auto_mm_under_pressure()); it reads the state kept
  * in struct mem_cgroup and computes nothing. The root memcg, tasks outside
@@ -248,57 +257,266 @@ static struct mem_cgroup *thp_auto_memcg_cause(struct mem_cgroup *memcg)
 }
 
 /*
- * Sample every memcg, each after its parent (mem_cgroup_iter() walks the
- * tree in pre-order), and keep the state in force for each where page
- * faults read it; with @in_use false, set every memcg plentiful. Fires
- * thp_auto_state for each memcg whose state in force changed.
+ * The memcgs whose usage went above their mark (thp_auto_memcg_mark()),
+ * the only ones the work samples: a memcg further below its limit cannot
+ * come under pressure by its own available memory.  A charge adds a memcg
+ * (thp_auto_memcg_watch(), any context), the work takes it off once it is
+ * plentiful and below its mark again, and offlining takes it off for good.
+ * thp_auto_seq marks the memcgs the current pass has sampled.
+ */
+static LIST_HEAD(thp_auto_watched);
+static DEFINE_SPINLOCK(thp_auto_watch_lock);
+static unsigned int thp_auto_watch_seq;
+
+/*
+ * The usage of @memcg, in pages, at or below which the memory available to
+ * it is at least memcg_plentiful_available_pct of its limit.
+ */
+static unsigned long thp_auto_memcg_mark(struct mem_cgroup *memcg)
+{
+	unsigned long limit = min(READ_ONCE(memcg->memory.high),
+				  READ_ONCE(memcg->memory.max));
+	unsigned int pct = READ_ONCE(thp_auto_memcg_thr.plentiful_available_pct);
+
+	if (limit >= PAGE_COUNTER_MAX)
+		return PAGE_COUNTER_MAX;
+	return limit - mult_frac(limit, pct, 100);
+}
+
+/**
+ * thp_auto_memcg_init - a new memcg: not watched, no mark
+ * @memcg: the memcg being allocated
+ */
+void thp_auto_memcg_init(struct mem_cgroup *memcg)
+{
+	memcg->thp_auto_mark = PAGE_COUNTER_MAX;
+	INIT_LIST_HEAD(&memcg->thp_auto_node);
+}
+
+/**
+ * thp_auto_memcg_watch - have the work sample @memcg's signals
+ * @memcg: a memcg charged above its mark
+ *
+ * Called from the charge path, in any context, once per charge batch while
+ * the usage is above the mark; a memcg on its way out is not added.
+ */
+void thp_auto_memcg_watch(struct mem_cgroup *memcg)
+{
+	unsigned long flags;
+
+	if (!list_empty_careful(&memcg->thp_auto_node))
+		return;
+	spin_lock_irqsave(&thp_auto_watch_lock, flags);
+	/* Offlining sets the mark out of reach under this lock. */
+	if (list_empty(&memcg->thp_auto_node) &&
+	    READ_ONCE(memcg->thp_auto_mark) < PAGE_COUNTER_MAX &&
+	    !css_is_dying(&memcg->css))
+		list_add_tail(&memcg->thp_auto_node, &thp_auto_watched);
+	spin_unlock_irqrestore(&thp_auto_watch_lock, flags);
+}
+
+/**
+ * thp_auto_memcg_limit_changed - memory.high or memory.max of @memcg changed
+ * @memcg: the memcg
+ */
+void thp_auto_memcg_limit_changed(struct mem_cgroup *memcg)
+{
+	if (css_is_dying(&memcg->css))
+		return;
+	WRITE_ONCE(memcg->thp_auto_mark, thp_auto_memcg_mark(memcg));
+	thp_auto_memcg_charged(memcg, page_counter_read(&memcg->memory));
+}
+
+/* A threshold of the memcgs changed: every mark follows. */
+static void thp_auto_memcg_marks_changed(void)
+{
+	struct mem_cgroup *memcg;
+
+	if (mem_cgroup_disabled())
+		return;
+	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+		if (!mem_cgroup_is_root(memcg))
+			thp_auto_memcg_limit_changed(memcg);
+		cond_resched();
+	}
+}
+
+/*
+ * Set the state in force for @memcg, count it, and fire thp_auto_state
+ * with the signals of the memcg whose own state caused it.
+ */
+static void thp_auto_memcg_set(struct mem_cgroup *memcg, bool pressure)
+{
+	struct mem_cgroup *cause = pressure ? thp_auto_memcg_cause(memcg) : memcg;
+	unsigned int avail_pct = 0, psi_pct = 0;
+
+	lockdep_assert_held(&thp_auto_lock);
+	WRITE_ONCE(memcg->thp_auto_pressure, pressure);
+	WRITE_ONCE(thp_auto_memcgs_under_pressure,
+		   thp_auto_memcgs_under_pressure + (pressure ? 1 : -1));
+	if (cause)
+		thp_auto_memcg_signals(cause, &avail_pct, &psi_pct);
+	trace_thp_auto_state(cgroup_ino(memcg->css.cgroup),
+			     pressure && cause ? cgroup_ino(cause->css.cgroup) : 0,
+			     pressure, avail_pct, psi_pct);
+}
+
+/*
+ * The state in force for @top may have changed: set it and that of its
+ * descendants, each after its parent (mem_cgroup_iter() walks the subtree
+ * in pre-order), from their own states.  Only on a change of state: the
+ * subtree of a memcg is not walked while its state holds.
+ */
+static void thp_auto_memcg_propagate(struct mem_cgroup *top)
+{
+	struct mem_cgroup *memcg, *parent;
+	bool pressure;
+
+	for (memcg = mem_cgroup_iter(top, NULL, NULL); memcg;
+	     memcg = mem_cgroup_iter(top, memcg, NULL)) {
+		/* Going offline: thp_auto_memcg_offline() clears it. */
+		if (css_is_dying(&memcg->css))
+			continue;
+		parent = parent_mem_cgroup(memcg);
+		pressure = memcg->thp_auto_own ||
+			   (parent && READ_ONCE(parent->thp_auto_pressure));
+		if (pressure != memcg->thp_auto_pressure)
+			thp_auto_memcg_set(memcg, pressure);
+		cond_resched();
+	}
+}
+
+/**
+ * thp_auto_memcg_online - a memcg comes online
+ * @memcg: the memcg
+ *
+ * It starts in the state in force for its parent.
+ */
+void thp_auto_memcg_online(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
+
+	mutex_lock(&thp_auto_lock);
+	if (parent && READ_ONCE(parent->thp_auto_pressure))
+		thp_auto_memcg_set(memcg, true);
+	mutex_unlock(&thp_auto_lock);
+}
+
+/**
+ * thp_auto_memcg_offline - a memcg goes offline
+ * @memcg: the memcg, without children
+ *
+ * Taken off the watched memcgs for good; no longer counted under pressure.
+ */
+void thp_auto_memcg_offline(struct mem_cgroup *memcg)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&thp_auto_watch_lock, flags);
+	WRITE_ONCE(memcg->thp_auto_mark, PAGE_COUNTER_MAX);
+	list_del_init(&memcg->thp_auto_node);
+	spin_unlock_irqrestore(&thp_auto_watch_lock, flags);
+
+	mutex_lock(&thp_auto_lock);
+	memcg->thp_auto_own = false;
+	if (memcg->thp_auto_pressure) {
+		WRITE_ONCE(memcg->thp_auto_pressure, false);
+		WRITE_ONCE(thp_auto_memcgs_under_pressure,
+			   thp_auto_memcgs_under_pressure - 1);
+	}
+	mutex_unlock(&thp_auto_lock);
+}
+
+/*
+ * One sample of a watched @memcg: its own state, with hysteresis, and, if
+ * the state in force changed, that of its subtree.  Returns true if it can
+ * leave the watched memcgs: plentiful, and at or below its mark.
+ */
+static bool thp_auto_memcg_sample(struct mem_cgroup *memcg,
+				  const struct thp_auto_thresholds *t)
+{
+	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
+	unsigned int avail_pct, psi_pct;
+	bool pressure;
+
+	thp_auto_memcg_signals(memcg, &avail_pct, &psi_pct);
+	pressure = thp_auto_memcg_next(&memcg->thp_auto_own,
+				       parent && READ_ONCE(parent->thp_auto_pressure),
+				       avail_pct, psi_pct, t);
+	if (pressure != memcg->thp_auto_pressure)
+		thp_auto_memcg_propagate(memcg);
+	return !memcg->thp_auto_own &&
+	       page_counter_read(&memcg->memory) <= READ_ONCE(memcg->thp_auto_mark);
+}
+
+/* "auto" is no longer in use: every memcg plentiful, as at the start. */
+static void thp_auto_memcg_clear(void)
+{
+	struct mem_cgroup *memcg;
+
+	/* A memcg under pressure by its own signals is counted in force. */
+	if (!READ_ONCE(thp_auto_memcgs_under_pressure))
+		return;
+	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+		memcg->thp_auto_own = false;
+		if (memcg->thp_auto_pressure)
+			thp_auto_memcg_set(memcg, false);
+		cond_resched();
+	}
+}
+
+/*
+ * Sample every watched memcg once, in the order they were watched; with
+ * @in_use false, set every memcg plentiful.  A memcg not watched costs
+ * nothing here: with 2000 memcgs far from their limits a pass takes the
+ * lock once and finds the list empty.
  */
 static void thp_auto_memcg_walk(bool in_use)
 {
 	const struct thp_auto_thresholds *t = &thp_auto_memcg_thr;
-	struct mem_cgroup *memcg, *parent, *cause;
-	unsigned int avail_pct, psi_pct, nr = 0;
-	bool pressure, inherited;
+	struct mem_cgroup *memcg;
+	unsigned int seq;
+	bool got, done;
 
 	lockdep_assert_held(&thp_auto_lock);
 	if (mem_cgroup_disabled())
 		return;
-	/* Nothing to sample, nothing to clear. */
-	if (!READ_ONCE(thp_auto_memcgs_under_pressure) &&
-	    (!in_use || (!t->pressure_available_pct && !t->pressure_psi_pct)))
+	if (!in_use) {
+		thp_auto_memcg_clear();
+		return;
+	}
+	if (list_empty_careful(&thp_auto_watched))
 		return;
 	mem_cgroup_flush_stats_ratelimited(root_mem_cgroup);
-	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
-	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
-		/* The root memcg follows the system state. */
-		if (mem_cgroup_is_root(memcg))
+	seq = ++thp_auto_watch_seq;
+	for (;;) {
+		spin_lock_irq(&thp_auto_watch_lock);
+		memcg = list_first_entry_or_null(&thp_auto_watched,
+						 struct mem_cgroup, thp_auto_node);
+		if (!memcg || memcg->thp_auto_seq == seq) {
+			spin_unlock_irq(&thp_auto_watch_lock);
+			break;
+		}
+		memcg->thp_auto_seq = seq;
+		list_move_tail(&memcg->thp_auto_node, &thp_auto_watched);
+		got = css_tryget(&memcg->css);
+		spin_unlock_irq(&thp_auto_watch_lock);
+		if (!got)
 			continue;
-		/* Sampled before its children in this walk. */
-		parent = parent_mem_cgroup(memcg);
-		inherited = parent && parent->thp_auto_pressure;
-		thp_auto_memcg_signals(memcg, &avail_pct, &psi_pct);
-		if (in_use) {
-			pressure = thp_auto_memcg_next(&memcg->thp_auto_own,
-						       inherited, avail_pct,
-						       psi_pct, t);
-		} else {
-			memcg->thp_auto_own = false;
-			pressure = false;
+		done = thp_auto_memcg_sample(memcg, t);
+		if (done) {
+			/* A charge since the sample added nothing: it saw it listed. */
+			spin_lock_irq(&thp_auto_watch_lock);
+			if (page_counter_read(&memcg->memory) <=
+			    READ_ONCE(memcg->thp_auto_mark))
+				list_del_init(&memcg->thp_auto_node);
+			spin_unlock_irq(&thp_auto_watch_lock);
 		}
-		nr += pressure;
-		if (pressure != memcg->thp_auto_pressure) {
-			WRITE_ONCE(memcg->thp_auto_pressure, pressure);
-			cause = pressure ? thp_auto_memcg_cause(memcg) : memcg;
-			if (cause && cause != memcg)
-				thp_auto_memcg_signals(cause, &avail_pct, &psi_pct);
-			trace_thp_auto_state(cgroup_ino(memcg->css.cgroup),
-					     pressure && cause ?
-					     cgroup_ino(cause->css.cgroup) : 0,
-					     pressure, avail_pct, psi_pct);
-		}
+		css_put(&memcg->css);
 		cond_resched();
 	}
-	WRITE_ONCE(thp_auto_memcgs_under_pressure, nr);
 }
 
 /**
@@ -327,6 +545,10 @@ bool thp_auto_memcg_under_pressure(struct mm_struct *mm)
 }
 #else
 static void thp_auto_memcg_walk(bool in_use)
+{
+}
+
+static void thp_auto_memcg_marks_changed(void)
 {
 }
 
@@ -443,6 +665,8 @@ static ssize_t threshold_store(struct kobject *kobj,
 	}
 	*thr = t;
 	mutex_unlock(&thp_auto_lock);
+	if (thr == &thp_auto_memcg_thr)
+		thp_auto_memcg_marks_changed();
 	thp_auto_policy_changed();
 	return count;
 }

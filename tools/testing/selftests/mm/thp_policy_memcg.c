@@ -4,7 +4,9 @@
  * memcg filled to within its headroom of memory.max gets no THP at fault
  * without MADV_HUGEPAGE, in a child memcg too (the state of an ancestor),
  * while a neighbour memcg gets THPs; freed, it gets THPs again; each
- * change is traced with the memcg it concerns.  khugepaged follows the
+ * change is traced with the memcg it concerns.  A limit lowered under
+ * charged memory puts a memcg under pressure too, and a memcg made under
+ * one under pressure starts so.  khugepaged follows the
  * state of the memcg of the mm it scans.  The memcg thresholds refuse bad
  * values.
  */
@@ -30,6 +32,7 @@
 #define CG_A	CG "thp_auto_a/"
 #define CG_AW	CG_A "work/"
 #define CG_AF	CG_A "fill/"
+#define CG_AN	CG_A "new/"
 #define CG_B	CG "thp_auto_b/"
 #define A_MAX	(128UL << 20)
 /* Leaves 10 MiB of A_MAX, 7.8 %: under the default 10 % of headroom. */
@@ -148,11 +151,12 @@ FIXTURE_TEARDOWN(memcg)
 }
 
 /*
- * A child in A/fill that writes FILL bytes (base pages), says so on
+ * A child in A/fill that writes @size bytes (base pages), says so on
  * ready, and once told on go, or its pipe closed, reads every byte back
  * and exits: 0 if each was right.
  */
-static void start_filler(struct __test_metadata *_metadata, struct filler *f)
+static void start_filler(struct __test_metadata *_metadata, struct filler *f,
+			 size_t size)
 {
 	size_t psz = getpagesize();
 	struct pollfd pfd = { .fd = f->ready[0], .events = POLLIN };
@@ -165,19 +169,19 @@ static void start_filler(struct __test_metadata *_metadata, struct filler *f)
 
 		if (join(CG_AF))
 			_exit(10);
-		p = mmap(NULL, FILL, PROT_READ | PROT_WRITE,
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED || madvise(p, FILL, MADV_NOHUGEPAGE))
+		if (p == MAP_FAILED || madvise(p, size, MADV_NOHUGEPAGE))
 			_exit(11);
-		for (size_t pg = 0; pg < FILL / psz; pg++)
+		for (size_t pg = 0; pg < size / psz; pg++)
 			fill_page(p, pg, psz);
 		if (write(f->ready[1], "r", 1) != 1)
 			_exit(12);
 		if (read(f->go[0], &c, 1) < 0)
 			_exit(13);
-		_exit(check_pages(p, FILL / psz, psz, every_page, NULL) == -1 ? 0 : 2);
+		_exit(check_pages(p, size / psz, psz, every_page, NULL) == -1 ? 0 : 2);
 	}
-	/* Writing 118 MiB takes well under 60 s, even under TCG. */
+	/* Writing up to 118 MiB takes well under 60 s, even under TCG. */
 	ASSERT_EQ(1, poll(&pfd, 1, 60000)) TH_LOG("the filler is not done after 60 s");
 	ASSERT_EQ(1, read(f->ready[0], &c, 1)) TH_LOG("the filler died");
 }
@@ -217,7 +221,7 @@ TEST_F_TIMEOUT(memcg, near_limit_no_thp, 120)
 	ASSERT_EQ(0, join(CG_AW));
 	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
 
-	start_filler(_metadata, &self->f);
+	start_filler(_metadata, &self->f, FILL);
 	/* One sample every 100 ms: 10 s is plenty. */
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10))
 		TH_LOG("A/work not under pressure by A after 10 s");
@@ -242,6 +246,56 @@ TEST_F_TIMEOUT(memcg, near_limit_no_thp, 120)
 	ASSERT_EQ(0, auto_states(self->b, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
 	ASSERT_EQ(0, auto_states(0, 0, buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+}
+
+/*
+ * A limit lowered under memory already charged, with no charge after it:
+ * A holds 64 MiB (half its memory.max, plentiful) and nothing in A
+ * charges more while memory.max goes down to 70 MiB, which leaves less
+ * than the default 10 % of headroom.  A comes under pressure all the
+ * same (the limit write puts A among the memcgs the work samples), and so
+ * do A/work and A/fill.  A memcg made in A meanwhile starts under pressure,
+ * at once (its first fault gets no THP, without waiting for a sample)
+ * and traced, decided by A's signals; with A's memory.max back at
+ * 128 MiB all are plentiful again, and faults in the new memcg get THPs.
+ */
+TEST_F_TIMEOUT(memcg, limit_lowered_new_child_follows, 120)
+{
+	char buf[256];
+	unsigned long long an;
+
+	ASSERT_EQ(0, join(CG_AW));
+	start_filler(_metadata, &self->f, 64UL << 20);
+	/* Half of A's limit is used: plentiful, and no change was traced. */
+	usleep(500 * 1000);
+	ASSERT_EQ(0, auto_states(self->a, 0, buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+
+	ASSERT_EQ(0, put(CG_A "memory.max", "70M"));
+	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10))
+		TH_LOG("A/work not under pressure by A 10 s after A's limit was lowered");
+	EXPECT_TRUE(states_are(self->a, self->a, "pressure,"));
+	EXPECT_TRUE(states_are(self->af, self->a, "pressure,"));
+	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
+
+	/* A new memcg in A: under pressure from its first fault on. */
+	ASSERT_EQ(0, mkdir(CG_AN, 0755));
+	an = cgroup_ino(CG_AN);
+	ASSERT_NE(0, an);
+	ASSERT_EQ(0, join(CG_AN));
+	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
+	EXPECT_TRUE(states_are(an, self->a, "pressure,"));
+
+	ASSERT_EQ(0, put(CG_A "memory.max", "128M"));
+	ASSERT_TRUE(POLL(states_are(an, self->a, "pressure,plentiful,"), 10))
+		TH_LOG("A/new not plentiful 10 s after A's limit was raised");
+	EXPECT_TRUE(states_are(self->a, self->a, "pressure,plentiful,"));
+	EXPECT_TRUE(states_are(self->aw, self->a, "pressure,plentiful,"));
+	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
+	ASSERT_EQ(0, auto_states(self->b, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
 }
 
@@ -274,7 +328,7 @@ TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
 	char *full, *sparse;
 
 	ASSERT_EQ(0, join(CG_AW));
-	start_filler(_metadata, &self->f);
+	start_filler(_metadata, &self->f, FILL);
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10));
 
 	/* Written at pressure: base pages, in ranges khugepaged knows. */

@@ -32,6 +32,7 @@
 #include <linux/page-flags.h>
 #include <linux/rmap.h>
 #include <linux/sched/cputime.h>
+#include <linux/swapops.h>
 #include <linux/sysfs.h>
 #include <linux/thp_scan.h>
 #include <linux/vm_event_item.h>
@@ -405,6 +406,7 @@ static bool thp_scan_rmap_one(struct folio *folio, struct vm_area_struct *vma,
 		w->mlocked = true;
 	while (page_vma_mapped_walk(&pvmw)) {
 		unsigned long pfn;
+		pte_t pte;
 
 		w->nr_entries++;
 		if (!pvmw.pte) {
@@ -412,7 +414,20 @@ static bool thp_scan_rmap_one(struct folio *folio, struct vm_area_struct *vma,
 			bitmap_fill(w->mapped, nr);
 			continue;
 		}
-		pfn = pte_pfn(ptep_get(pvmw.pte));
+		pte = ptep_get(pvmw.pte);
+		if (pte_present(pte)) {
+			pfn = pte_pfn(pte);
+		} else {
+			/*
+			 * A device-exclusive (or device-private) entry still
+			 * maps its page: its pfn is in the swap entry.
+			 */
+			swp_entry_t entry = pte_to_swp_entry(pte);
+
+			if (!is_pfn_swap_entry(entry))
+				continue;
+			pfn = swp_offset_pfn(entry);
+		}
 		if (pfn - first < nr)
 			__set_bit(pfn - first, w->mapped);
 	}

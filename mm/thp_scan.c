@@ -1043,23 +1043,9 @@ static long thp_scan_cost(const struct thp_scan_verdict *v,
 	return cost;
 }
 
-/*
- * 6.12 counts a deferred split when rmap flags a folio partially mapped;
- * thp_scan counts it when the rmap walk has confirmed the flag and the
- * split is done, so that a folio unmapped VMA by VMA, or one flagged and
- * then freed whole, is not counted.
- */
-static void thp_scan_count_deferred_split_order(unsigned int order)
-{
-	if (order >= HPAGE_PMD_ORDER)
-		count_vm_event(THP_DEFERRED_SPLIT_PAGE);
-	count_mthp_stat(order, MTHP_STAT_SPLIT_DEFERRED);
-}
-
 /* The counters of verdict @v on a folio of @order, split if !@ret. */
 static void thp_scan_count_verdict(unsigned int order,
-				   const struct thp_scan_verdict *v,
-				   bool stock, int ret)
+				   const struct thp_scan_verdict *v, int ret)
 {
 	switch (v->d) {
 	case THP_SCAN_SPLIT_PARTIAL:
@@ -1068,9 +1054,6 @@ static void thp_scan_count_verdict(unsigned int order,
 			thp_scan_count(order, THP_SCAN_SPLIT_FAILED_PAGE,
 				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
 		} else if (v->d == THP_SCAN_SPLIT_PARTIAL) {
-			/* Counted as 6.12 counts a deferred split. */
-			if (!stock)
-				thp_scan_count_deferred_split_order(order);
 			thp_scan_count(order, THP_SCAN_SPLIT_PARTIAL_PAGE,
 				       MTHP_STAT_THP_SCAN_SPLIT_PARTIAL);
 			if (v->new_order)
@@ -1079,7 +1062,9 @@ static void thp_scan_count_verdict(unsigned int order,
 		} else {
 			thp_scan_count(order, THP_SCAN_SPLIT_UNDERUSED_PAGE,
 				       MTHP_STAT_THP_SCAN_SPLIT_UNDERUSED);
-			count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
+			/* 6.12's count: PMD-sized THPs split as underused. */
+			if (order >= HPAGE_PMD_ORDER)
+				count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
 		}
 		break;
 	case THP_SCAN_KEEP_NOT_PARTIAL:
@@ -1176,7 +1161,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 		if (!ret)
 			r->split++;
 	}
-	thp_scan_count_verdict(order, &v, stock, ret);
+	thp_scan_count_verdict(order, &v, ret);
 	/* A split to a large order has stamped the new folios itself. */
 	if (ret)
 		thp_scan_put_back(folio, v.d, from_queue, stock);
@@ -1510,24 +1495,6 @@ static int thp_scan_kthread(void *unused)
 }
 
 /**
- * thp_scan_init - start kthpscand
- *
- * Without it thp_scan still works under memory pressure, through the
- * deferred split shrinker; so a failure is reported, not fatal.
- */
-void __init thp_scan_init(void)
-{
-	struct task_struct *t;
-
-	t = kthread_run(thp_scan_kthread, NULL, "kthpscand");
-	if (IS_ERR(t)) {
-		pr_err("failed to start kthpscand: %ld\n", PTR_ERR(t));
-		return;
-	}
-	thp_scan_thread = t;
-}
-
-/**
  * thp_scan_stop - stop kthpscand, on the error path of THP's init
  */
 void __init thp_scan_stop(void)
@@ -1572,38 +1539,73 @@ thp_scan_swapout_decide(unsigned int mode, struct folio *folio,
 	return THP_SCAN_KEEP_USED;
 }
 
+/*
+ * The new folios that a split at swap-out added to reclaim's @list after
+ * @last and that nothing maps (zero-filled subpages the split mapped to
+ * the zero page, subpages no page table mapped) hold nothing anyone can
+ * reach: take them off @list and drop its reference, so that they are
+ * freed now rather than written to swap (one still referenced elsewhere,
+ * by a speculative folio_try_get() for instance, is freed when that is
+ * dropped).  Return: how many.
+ */
+static unsigned int thp_scan_free_unmapped(struct list_head *list,
+					   struct list_head *last)
+{
+	struct list_head *pos = last->next, *next;
+	unsigned int nr = 0;
+
+	for (; pos != list; pos = next) {
+		struct folio *folio = list_entry(pos, struct folio, lru);
+
+		next = pos->next;
+		if (folio_mapped(folio) || folio_test_swapcache(folio))
+			continue;
+		list_del(&folio->lru);
+		folio_put(folio);
+		nr++;
+	}
+	return nr;
+}
+
 /**
  * thp_scan_split_on_swapout - split a large folio before it is swapped out?
  * @folio: an anonymous large folio that reclaim is about to add to swap:
  *	locked, isolated (the caller's reference is the one pin a split
  *	expects), mapped or not, not in the swap cache
  * @list: the reclaim list, which the split adds the other new folios to
+ * @nr_freed: set to the number of pages the split freed
  *
  * With thp_scan on and split_on_swapout "underused", splits @folio when it
- * is underused or partially mapped, so that its zero-filled subpages
- * (which the split maps to the zero page) and its unmapped ones are freed
- * without being swapped (see thp_scan_swapout_free()) and only the rest is
- * written; with "always", splits every such folio; with "never", or with
- * thp_scan off, none.  Traced (thp_scan_swapout) and counted.
+ * is underused or partially mapped, so that only its used subpages are
+ * written to swap; with "always", splits every such folio; with "never",
+ * or with thp_scan off, none.  The new folios that nothing maps after the
+ * split (zero-filled subpages, now mapped to the zero page, and subpages
+ * that were not mapped) are freed at once, except @folio itself, which
+ * the caller frees if nothing maps it.  Folios that thp_scan did not
+ * split are left to reclaim as in 6.12.  Traced (thp_scan_swapout) and
+ * counted.
  *
  * Return: true if @folio was split: it is now the order-0 folio of its
- * first subpage, and the others are on @list.
+ * first subpage, and the new folios still mapped are on @list.
  */
-bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list)
+bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
+			       unsigned int *nr_freed)
 {
 	static const struct thp_scan_probes probes = {
 		.zero_scan = thp_scan_zero_scan,
 		.rmap_walk = thp_scan_rmap_walk,
 	};
 	unsigned int mode = READ_ONCE(thp_scan_swapout_mode);
-	unsigned int order = folio_order(folio), nr = folio_nr_pages(folio);
+	unsigned int order = folio_order(folio);
 	unsigned long pfn = folio_pfn(folio);
+	struct list_head *last = list->prev;
 	struct thp_scan_walk w = { };
 	struct thp_scan_verdict v;
 	enum thp_scan_decision d;
-	unsigned int i, unmapped = 0;
+	unsigned int unmapped = 0;
 	int ret = 0;
 
+	*nr_freed = 0;
 	if (!thp_scan_is_enabled() || order < THP_SCAN_MIN_ORDER)
 		return false;
 	d = thp_scan_swapout_decide(mode, folio, &probes, &w, &v);
@@ -1612,14 +1614,9 @@ bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list)
 	if (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) {
 		ret = split_folio_to_list(folio, list);
 		if (!ret) {
-			/*
-			 * What the split left unmapped: zero-filled subpages
-			 * now mapping the zero page, and those no page table
-			 * mapped.  Each new folio is on @list or is @folio,
-			 * with a reference: none can be freed under us.
-			 */
-			for (i = 0; i < nr; i++)
-				unmapped += !page_mapped(pfn_to_page(pfn + i));
+			*nr_freed = thp_scan_free_unmapped(list, last);
+			unmapped = *nr_freed + !folio_mapped(folio);
+			count_vm_events(THP_SCAN_SWAPOUT_FREED, *nr_freed);
 			thp_scan_count(order, THP_SCAN_SWAPOUT_SPLIT,
 				       MTHP_STAT_THP_SCAN_SWAPOUT_SPLIT);
 			mod_mthp_stat(order, MTHP_STAT_THP_SCAN_SWAPOUT_UNMAPPED,
@@ -1629,26 +1626,6 @@ bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list)
 	trace_thp_scan_swapout(pfn, order, v.zero, v.scanned, unmapped,
 			       thp_scan_swapout_names[mode], d, ret);
 	return (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) && !ret;
-}
-
-/**
- * thp_scan_swapout_free - may reclaim free this folio instead of swapping it?
- * @folio: an anonymous, swap-backed folio of reclaim's list, locked, not in
- *	the swap cache
- *
- * A folio that no page table maps and that is not in the swap cache holds
- * data no one can reach: the zero-filled and unmapped subpages of a folio
- * split at swap-out, for instance.  While thp_scan is on, reclaim frees
- * it, if the caller's isolation holds its only reference, rather than
- * write it to swap for nothing.
- *
- * Return: true if @folio is such a folio; the caller then freezes its
- * reference count and frees it.
- */
-bool thp_scan_swapout_free(struct folio *folio)
-{
-	return thp_scan_is_enabled() && !folio_mapped(folio) &&
-	       !folio_test_ksm(folio);
 }
 
 /* Which knob sets the collapse limit (collapse_max_ptes_none in sysfs). */
@@ -1738,6 +1715,50 @@ unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
 
 	return thp_scan_collapse_limit_now(max_ptes_none, &src);
 }
+
+/**
+ * thp_scan_init - say what thp_scan does, and start kthpscand
+ *
+ * thp_scan changes what khugepaged collapses while it is on: the boot
+ * log says so, with the limit in force.  Without kthpscand thp_scan still
+ * works under memory pressure, through the deferred split shrinker; so a
+ * failure to start it is reported, not fatal.
+ */
+void __init thp_scan_init(void)
+{
+	enum thp_scan_collapse_src src;
+	struct task_struct *t;
+	unsigned int limit;
+
+	limit = thp_scan_collapse_limit_now(READ_ONCE(khugepaged_max_ptes_none), &src);
+	if (thp_scan_is_enabled())
+		pr_info("on: kthpscand splits partially mapped and underused anon THPs; khugepaged collapses a PMD range only with at most %u of its %u PTEs new (%s; max_ptes_none %u); thp_scan=off or thp_scan/enabled=0 for 6.12's behaviour\n",
+			limit, HPAGE_PMD_NR, thp_scan_collapse_src_names[src],
+			READ_ONCE(khugepaged_max_ptes_none));
+	else
+		pr_info("off (thp_scan=off): khugepaged and the deferred split shrinker as in 6.12\n");
+
+	t = kthread_run(thp_scan_kthread, NULL, "kthpscand");
+	if (IS_ERR(t)) {
+		pr_err("failed to start kthpscand: %ld\n", PTR_ERR(t));
+		return;
+	}
+	thp_scan_thread = t;
+}
+
+/* thp_scan=on|off (or 1|0, y|n) on the command line: thp_scan/enabled at boot. */
+static int __init setup_thp_scan(char *str)
+{
+	bool on;
+
+	if (!str || kstrtobool(str, &on)) {
+		pr_warn("thp_scan=%s: cannot parse, ignored\n", str ? str : "");
+		return 0;
+	}
+	thp_scan_enabled = on;
+	return 1;
+}
+__setup("thp_scan=", setup_thp_scan);
 
 /**
  * thp_scan_page_zero_filled - is a page of anonymous memory all zeroes?

@@ -39,13 +39,15 @@ tally=$state/tally
 : > "$state/fails"
 
 # Boot parameters and what thp_policy_boot must find (see its source).
+# thp_scan= too: on, by default (the log line with the collapse limit of
+# the defaults: 12 % of 512 PTEs), a bad value (ignored: on) and off.
 boot_params=(
-	"transparent_hugepage=defer thp_anon=64K:auto thpscan.expect_global=defer thpscan.expect_64kB=auto thpscan.expect_2048kB=never"
-	"transparent_hugepage=auto thp_anon=2M:defer;32K:defer thpscan.expect_global=auto thpscan.expect_2048kB=defer thpscan.expect_32kB=defer"
-	"transparent_hugepage=sometimes thp_anon=64K:bogus thpscan.expect_global=always thpscan.expect_64kB=never thpscan.expect_log=transparent_hugepage=sometimes+cannot+parse thpscan.expect_log=thp_anon=64K:bogus:+error+parsing"
+	"transparent_hugepage=defer thp_anon=64K:auto thp_scan=on thpscan.expect_global=defer thpscan.expect_64kB=auto thpscan.expect_2048kB=never thpscan.expect_thp_scan=1 thpscan.expect_log=thp_scan:+on:+kthpscand+splits"
+	"transparent_hugepage=auto thp_anon=2M:defer;32K:defer thpscan.expect_global=auto thpscan.expect_2048kB=defer thpscan.expect_32kB=defer thpscan.expect_thp_scan=1 thpscan.expect_log=khugepaged+collapses+a+PMD+range+only+with+at+most+61+of+its+512+PTEs+new+(collapse_max_new_pct;+max_ptes_none+511)"
+	"transparent_hugepage=sometimes thp_anon=64K:bogus thp_scan=maybe thpscan.expect_global=always thpscan.expect_64kB=never thpscan.expect_thp_scan=1 thpscan.expect_log=transparent_hugepage=sometimes+cannot+parse thpscan.expect_log=thp_anon=64K:bogus:+error+parsing thpscan.expect_log=thp_scan=maybe:+cannot+parse,+ignored"
 	# One bad entry after good ones: thp_anon= is ignored as a whole, the
 	# sizes the good entries set are back at their defaults.
-	"transparent_hugepage=always thp_anon=16K,32K:always;2M:defer;64K:bogus thpscan.expect_global=always thpscan.expect_16kB=never thpscan.expect_32kB=never thpscan.expect_64kB=never thpscan.expect_2048kB=inherit thpscan.expect_log=invalid+policy+bogus+in+thp_anon+boot+parameter thpscan.expect_log=thp_anon=16K,32K:always;2M:defer;64K:bogus:+error+parsing+string,+ignoring+setting"
+	"transparent_hugepage=always thp_anon=16K,32K:always;2M:defer;64K:bogus thp_scan=off thpscan.expect_global=always thpscan.expect_16kB=never thpscan.expect_32kB=never thpscan.expect_64kB=never thpscan.expect_2048kB=inherit thpscan.expect_thp_scan=0 thpscan.expect_log=invalid+policy+bogus+in+thp_anon+boot+parameter thpscan.expect_log=thp_anon=16K,32K:always;2M:defer;64K:bogus:+error+parsing+string,+ignoring+setting thpscan.expect_log=thp_scan:+off+(thp_scan=off):+khugepaged"
 )
 
 # Boots that run one *_boot program with boot parameters of its own:

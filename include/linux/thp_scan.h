@@ -54,8 +54,8 @@ void thp_scan_copy_stamp(struct folio *dst, struct folio *src);
 void thp_scan_clear_partial(struct folio *folio);
 void thp_scan_shrinker_mark(struct lruvec *lruvec);
 unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none);
-bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list);
-bool thp_scan_swapout_free(struct folio *folio);
+bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
+			       unsigned int *nr_freed);
 bool thp_scan_page_zero_filled(struct page *page);
 void thp_scan_collapse_skipped(unsigned int order);
 #else
@@ -124,13 +124,10 @@ static inline bool thp_scan_page_zero_filled(struct page *page)
 }
 
 static inline bool thp_scan_split_on_swapout(struct folio *folio,
-					     struct list_head *list)
+					     struct list_head *list,
+					     unsigned int *nr_freed)
 {
-	return false;
-}
-
-static inline bool thp_scan_swapout_free(struct folio *folio)
-{
+	*nr_freed = 0;
 	return false;
 }
 

@@ -5,12 +5,14 @@
  *
  *   thpscan.expect_global=POLICY          transparent_hugepage/enabled
  *   thpscan.expect_<size>kB=POLICY        hugepages-<size>kB/enabled
+ *   thpscan.expect_thp_scan=0|1           thp_scan/enabled (thp_scan=)
  *   thpscan.expect_log=TEXT               a kernel log line holds TEXT
  *                                         (a '+' in TEXT stands for a space)
  *
- * this checks that sysfs shows each expected policy in brackets and that
- * the kernel log says what a bad value was, or, with no
- * thpscan.expect_log=, that it holds no such complaint.
+ * this checks that sysfs shows each expected policy in brackets (and
+ * thp_scan/enabled its value), that the kernel log holds every expected
+ * line, and that it complains of no boot parameter value but those an
+ * expected line names.
  *
  * Without any thpscan.expect_ parameter there is nothing to check: the
  * program skips as a whole (kselftest exit code 4), as run_vmtests.sh
@@ -29,10 +31,11 @@
 
 static char cmdline[4096];
 
-/* The complaints of transparent_hugepage= and thp_anon= about a bad value. */
+/* The complaints of transparent_hugepage=, thp_scan= and thp_anon= about a bad value. */
 static bool boot_param_complaint(const char *line)
 {
-	if (strstr(line, "transparent_hugepage=") && strstr(line, "cannot parse"))
+	if ((strstr(line, "transparent_hugepage=") || strstr(line, "thp_scan=")) &&
+	    strstr(line, "cannot parse"))
 		return true;
 	return strstr(line, "thp_anon") &&
 	       (strstr(line, "error parsing") || strstr(line, "invalid policy"));
@@ -92,6 +95,20 @@ TEST(policies_from_boot_parameters)
 	while ((p = next_expect(p, key, val))) {
 		if (!strcmp(key, "log"))
 			continue;
+		if (!strcmp(key, "thp_scan")) {
+			int fd = open(THP "thp_scan/enabled", O_RDONLY);
+			ssize_t len;
+
+			ASSERT_LE(0, fd) TH_LOG("no thp_scan/enabled");
+			len = read(fd, got, sizeof(got) - 1);
+			close(fd);
+			ASSERT_LT(0, len);
+			got[len] = '\0';
+			got[strcspn(got, "\n")] = '\0';
+			EXPECT_STREQ(val, got) TH_LOG("thp_scan/enabled");
+			n++;
+			continue;
+		}
 		if (!strcmp(key, "global"))
 			snprintf(path, sizeof(path), THP "enabled");
 		else
@@ -107,38 +124,46 @@ TEST(policies_from_boot_parameters)
 TEST(bad_values_are_logged)
 {
 	char key[64], val[256], line[1024];
+	char want[8][256];
+	bool found[8] = { };
 	const char *p = cmdline;
-	int n = 0;
+	int n = 0, i;
 	FILE *f;
 
 	read_cmdline();
 	while ((p = next_expect(p, key, val))) {
-		bool found = false;
 		char *c;
 
 		if (strcmp(key, "log"))
 			continue;
+		ASSERT_LT(n, 8) TH_LOG("more than 8 thpscan.expect_log=");
 		for (c = val; *c; c++)
 			if (*c == '+')
 				*c = ' ';
-		/* /dev/kmsg: the whole log, one record per read, then EAGAIN. */
-		f = fdopen(open("/dev/kmsg", O_RDONLY | O_NONBLOCK), "r");
-		ASSERT_NE(NULL, f);
-		while (fgets(line, sizeof(line), f))
-			if (strstr(line, val))
-				found = true;
-		fclose(f);
-		EXPECT_TRUE(found) TH_LOG("no kernel log line with \"%s\"", val);
-		n++;
+		strcpy(want[n++], val);
 	}
-	if (n)
-		return;
-	/* Only good values were passed: the log must not complain of one. */
+	/*
+	 * /dev/kmsg: the whole log, one record per read, then EAGAIN.  Every
+	 * expected line is there, and every complaint about a boot
+	 * parameter is one of them.
+	 */
 	f = fdopen(open("/dev/kmsg", O_RDONLY | O_NONBLOCK), "r");
 	ASSERT_NE(NULL, f);
-	while (fgets(line, sizeof(line), f))
-		EXPECT_FALSE(boot_param_complaint(line)) TH_LOG("%s", line);
+	while (fgets(line, sizeof(line), f)) {
+		bool expected = false;
+
+		for (i = 0; i < n; i++) {
+			if (strstr(line, want[i])) {
+				found[i] = true;
+				expected = true;
+			}
+		}
+		if (!expected)
+			EXPECT_FALSE(boot_param_complaint(line)) TH_LOG("%s", line);
+	}
 	fclose(f);
+	for (i = 0; i < n; i++)
+		EXPECT_TRUE(found[i]) TH_LOG("no kernel log line with \"%s\"", want[i]);
 }
 
 int main(int argc, char **argv)

@@ -1746,6 +1746,9 @@ void __init thp_scan_init(void)
 	thp_scan_thread = t;
 }
 
+/* What thp_scan= on the command line asked for: 1 on, 0 off, -1 nothing. */
+static int thp_scan_boot_param = -1;
+
 /* thp_scan=on|off (or 1|0, y|n) on the command line: thp_scan/enabled at boot. */
 static int __init setup_thp_scan(char *str)
 {
@@ -1755,6 +1758,7 @@ static int __init setup_thp_scan(char *str)
 		pr_warn("thp_scan=%s: cannot parse, ignored\n", str ? str : "");
 		return 0;
 	}
+	thp_scan_boot_param = on;
 	thp_scan_enabled = on;
 	return 1;
 }

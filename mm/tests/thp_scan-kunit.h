@@ -81,10 +81,14 @@ static void thp_scan_test_enabled_store(struct kunit *test)
 	WRITE_ONCE(thp_scan_enabled, saved);
 }
 
-/* The scanner is on out of the box. */
+/*
+ * The scanner is on out of the box: at boot it is on unless thp_scan= on
+ * the command line turned it off (a value that does not parse changes
+ * nothing).
+ */
 static void thp_scan_test_enabled_default(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, thp_scan_enabled);
+	KUNIT_EXPECT_EQ(test, thp_scan_boot_param != 0, READ_ONCE(thp_scan_enabled));
 }
 
 /*
@@ -686,6 +690,12 @@ static void thp_scan_test_walk_resume(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, thp_scan_pos_list(&tl->lruvec, &pos));
 }
 
+/* Put thp_scan/enabled back as the test found it. */
+static void thp_scan_test_restore_enabled(void *saved)
+{
+	WRITE_ONCE(thp_scan_enabled, saved != NULL);
+}
+
 /*
  * A batch is judged from the largest order down: a folio whose lock
  * someone else holds is kept as it is (keep_locked), its reference
@@ -707,9 +717,15 @@ static void thp_scan_test_batch_judge(struct kunit *test)
 	struct folio *large = thp_scan_test_lru_add(test, tl, 6, LRU_INACTIVE_ANON,
 						    HZ, false);
 	unsigned long before = jiffies, locked_stamp = locked->_thp_scan_stamp;
+	void *was_on = READ_ONCE(thp_scan_enabled) ? test : NULL;
 	struct thp_scan_batch b = { };
 	unsigned int i;
+	int err;
 
+	/* Judged as with thp_scan on, whatever thp_scan= said at boot. */
+	err = kunit_add_action_or_reset(test, thp_scan_test_restore_enabled, was_on);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	WRITE_ONCE(thp_scan_enabled, true);
 	KUNIT_ASSERT_TRUE(test, folio_trylock(locked));
 	b.folio[b.nr++] = small;
 	b.folio[b.nr++] = locked;

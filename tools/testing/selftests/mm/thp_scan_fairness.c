@@ -206,10 +206,12 @@ TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 }
 
 /*
- * A dense 64K mTHP, then 12 sparse PMD THPs, all due together (minimum
- * age 3 s), and a round's budget of about three sparse THPs (978 units
- * each: the folio, 462 subpages scanned, a walk of one PMD, the split of
- * 512).  kthpscand collects them in one batch and judges a batch from
+ * A dense 64K mTHP, then 12 sparse PMD THPs, all due together (made with
+ * a minimum age of 10 min, lowered to 3 s once the last of them is 3 s
+ * old: on the debug kernel making them took more than 3 s, and the mTHP
+ * came due alone), and a round's budget of about three sparse THPs (978
+ * units each: the folio, 462 subpages scanned, a walk of one PMD, the
+ * split of 512).  kthpscand collects them in one batch and judges a batch from
  * the largest order down: the PMD THPs first.  A round that runs out of
  * budget with its batch unfinished is busy: the next comes
  * scan_sleep_millisecs later (not when the minimum age is over again)
@@ -229,7 +231,7 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 60)
 	unsigned long mpfn;
 
 	ASSERT_EQ(mper * self->z.psz, mkb * 1024);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "600000"));
 	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
 	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", "3000"));
 	ASSERT_EQ(0, clear_trace());
@@ -247,6 +249,9 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 60)
 	p = sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
+	/* All due at once: the last one 3 s old, then the age lowered to 3 s. */
+	sleep(4);
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
 
 	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >=
 			 (long)nr, 30));

@@ -167,22 +167,22 @@ static void check_fault(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F_TIMEOUT(policy, fault_pmd_global, 3)
+TEST_F_TIMEOUT(policy, fault_pmd_global, 120)
 {
 	check_fault(_metadata, &variant->c, self->pmd, self->pmd / 1024, true);
 }
 
-TEST_F_TIMEOUT(policy, fault_pmd_size, 3)
+TEST_F_TIMEOUT(policy, fault_pmd_size, 120)
 {
 	check_fault(_metadata, &variant->c, self->pmd, self->pmd / 1024, false);
 }
 
-TEST_F_TIMEOUT(policy, fault_64k_global, 3)
+TEST_F_TIMEOUT(policy, fault_64k_global, 120)
 {
 	check_fault(_metadata, &variant->c, self->pmd, MTHP_KB, true);
 }
 
-TEST_F_TIMEOUT(policy, fault_64k_size, 3)
+TEST_F_TIMEOUT(policy, fault_64k_size, 120)
 {
 	check_fault(_metadata, &variant->c, self->pmd, MTHP_KB, false);
 }
@@ -342,7 +342,7 @@ static bool fault_gives_thp(struct __test_metadata *_metadata, size_t pmd, bool 
  * fault without MADV_HUGEPAGE); freeing it brings "plentiful" back (THP
  * at fault again). Both changes fire thp_auto_state.
  */
-TEST_F_TIMEOUT(auto_pressure, hog_and_release, 40)
+TEST_F_TIMEOUT(auto_pressure, hog_and_release, 120)
 {
 	unsigned long total = meminfo_kb("MemTotal:"), avail = meminfo_kb("MemAvailable:");
 	unsigned int avail_pct, lo, hi;
@@ -717,7 +717,7 @@ FIXTURE_TEARDOWN(bad)
 }
 
 /* Bad values anywhere are -EINVAL and change nothing. */
-TEST_F_TIMEOUT(bad, values, 4)
+TEST_F_TIMEOUT(bad, values, 120)
 {
 	static const char * const bad_global[] = {
 		"bogus", "inherit", "\n", "always madvise", "Auto", "defer1",

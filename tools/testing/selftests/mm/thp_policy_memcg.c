@@ -407,7 +407,7 @@ static bool thresholds_are(char want[][16])
  * stall): -EINVAL, and none of the eight thresholds changed.  A good
  * value is taken and reads back, and leaves the system's alone.
  */
-TEST_F_TIMEOUT(knobs, memcg_bad_values, 10)
+TEST_F_TIMEOUT(knobs, memcg_bad_values, 120)
 {
 	static const char * const junk[] = { "bogus", "-1", "101", "4294967306",
 					     "1.5", "10 20", "\n", "0x10" };

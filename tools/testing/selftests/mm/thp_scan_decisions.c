@@ -139,7 +139,7 @@ static long decisions(const struct thp_sizes *z, const char *decision, int pid)
  * the 257th zero subpage: 457 and 512 subpages looked at), the other two
  * kept (known used at the 256th filled subpage), again and again.
  */
-TEST_F_TIMEOUT(decide, zero_pct_50, 12)
+TEST_F_TIMEOUT(decide, zero_pct_50, 120)
 {
 	const struct fills f = { self->z.per, { 200, 255, 256, 512 } };
 	const size_t nr = 4;
@@ -233,7 +233,7 @@ TEST_F_TIMEOUT(decide, zero_pct_100, 60)
  * shrink_underused=0: no THP is judged underused (keep_not_judged,
  * nothing scanned), but a partially mapped one is still split.
  */
-TEST_F_TIMEOUT(decide, shrink_underused_off, 12)
+TEST_F_TIMEOUT(decide, shrink_underused_off, 120)
 {
 	const size_t nr = 2, per = self->z.per;
 	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
@@ -294,7 +294,7 @@ static int splice_page(int fds[2], char *p, size_t pg, size_t psz)
  * that check, when a reference appears in between, is a race no test can
  * bring about at will.)
  */
-TEST_F_TIMEOUT(decide, keep_pinned_referenced, 15)
+TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 {
 	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed");
 	long pinned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_keep_pinned");
@@ -350,7 +350,7 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 15)
  * scanned, nothing mapped) for its last user to free, and the data in
  * the pipe is intact.
  */
-TEST_F_TIMEOUT(decide, keep_unmapped, 12)
+TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 {
 	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
 	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed");
@@ -394,7 +394,7 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 12)
  * collapsed by a fast khugepaged: thp_scan_queued grows with
  * thp_collapse_alloc, and kthpscand looks at them and keeps them (dense).
  */
-TEST_F_TIMEOUT(decide, collapse_queued, 15)
+TEST_F_TIMEOUT(decide, collapse_queued, 120)
 {
 	const size_t nr = 2, per = self->z.per;
 	long coll0 = vm_counter(_metadata, "thp_collapse_alloc");

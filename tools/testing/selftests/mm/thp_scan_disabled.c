@@ -46,7 +46,7 @@ FIXTURE_TEARDOWN(off)
  * of kthpscand, nor when a knob write wakes it, and stay huge; with
  * thp_scan on again, kthpscand splits them.
  */
-TEST_F_TIMEOUT(off, thread_stops, 15)
+TEST_F_TIMEOUT(off, thread_stops, 120)
 {
 	const size_t nr = 4, per = self->z.per;
 	long rounds0, cpu0, scanned0, split0, switches, bad;
@@ -153,7 +153,7 @@ static char *stock_shrink(struct __test_metadata *_metadata,
  * at 0, sparse PMD THPs are split (6.12's thp_underused() sees zero
  * pages).
  */
-TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 10)
+TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 120)
 {
 	const size_t nr = 4, per = self->z.per, mper = 16, mkb = 64;
 	const int morder = __builtin_ctzl(mper);
@@ -222,7 +222,7 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 10)
  * pages (thp_split_page up by four, no split to a smaller THP), which
  * takes them off nr_anon_partially_mapped and frees the unmapped halves.
  */
-TEST_F_TIMEOUT(off, partial_counts_as_stock, 15)
+TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 {
 	const size_t nr = 4, per = self->z.per;
 	long defer0 = vm_counter(_metadata, "thp_deferred_split_page");
@@ -289,7 +289,7 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 15)
  * thp_scan splits underused THPs (more than 460 none), is collapsed at
  * the default 511 (the test's own range, smaps and kpageflags).
  */
-TEST_F_TIMEOUT(off, khugepaged_limit_lifted, 15)
+TEST_F_TIMEOUT(off, khugepaged_limit_lifted, 120)
 {
 	const size_t nr = 2, per = self->z.per;
 	struct thp_settings s;

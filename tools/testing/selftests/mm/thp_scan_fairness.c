@@ -260,9 +260,8 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 60)
 	rounds = vm_counter(_metadata, "thp_scan_rounds") - rounds0;
 	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
 	/*
-	 * The first round comes when the minimum age is over; then about
-	 * three splits a round.  Had an unfinished round slept until the
-	 * next minimum age, 3 s each, the test would have timed out.
+	 * The first round comes when the minimum age is lowered; then
+	 * about three splits a round, each round unfinished, so busy.
 	 */
 	EXPECT_LE(rounds, 3 + (long)nr) TH_LOG("%ld rounds", rounds);
 	/* The mTHP: judged once, after every PMD THP was split. */

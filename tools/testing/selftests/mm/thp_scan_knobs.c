@@ -56,7 +56,7 @@ FIXTURE_TEARDOWN(thp_scan_knob)
 }
 
 /* The directory holds "enabled", a root-writable, world-readable file. */
-TEST_F_TIMEOUT(thp_scan_knob, enabled_mode, 4)
+TEST_F_TIMEOUT(thp_scan_knob, enabled_mode, 120)
 {
 	struct stat st;
 
@@ -67,7 +67,7 @@ TEST_F_TIMEOUT(thp_scan_knob, enabled_mode, 4)
 }
 
 /* 0 and 1 read back as written. */
-TEST_F_TIMEOUT(thp_scan_knob, enabled_round_trip, 4)
+TEST_F_TIMEOUT(thp_scan_knob, enabled_round_trip, 120)
 {
 	char buf[64];
 
@@ -83,7 +83,7 @@ TEST_F_TIMEOUT(thp_scan_knob, enabled_round_trip, 4)
 }
 
 /* Anything else is EINVAL, from either setting, and changes nothing. */
-TEST_F_TIMEOUT(thp_scan_knob, enabled_rejects_bad_values, 4)
+TEST_F_TIMEOUT(thp_scan_knob, enabled_rejects_bad_values, 120)
 {
 	static const char * const bad[] = {
 		"2", "-1", "10", "yes", "on", "y", "\n", "0x1", "1 1", "1x",
@@ -107,7 +107,7 @@ TEST_F_TIMEOUT(thp_scan_knob, enabled_rejects_bad_values, 4)
 }
 
 /* underused_zero_pct: 0..100 read back; anything else changes nothing. */
-TEST_F_TIMEOUT(thp_scan_knob, underused_zero_pct, 4)
+TEST_F_TIMEOUT(thp_scan_knob, underused_zero_pct, 120)
 {
 	static const char * const bad[] = { "101", "-1", "1000", "x", "\n", "50%", "0x10" };
 	char saved[64], buf[64];
@@ -169,7 +169,7 @@ FIXTURE_TEARDOWN(uint_knob)
 	thp_scan_reset();
 }
 
-TEST_F_TIMEOUT(uint_knob, range, 4)
+TEST_F_TIMEOUT(uint_knob, range, 120)
 {
 	static const char * const bad[] = { "-1", "x", "\n", "1k", "0x10", "1 1", "4294967296" };
 	char *saved = self->saved, buf[64], want[32];
@@ -203,7 +203,7 @@ TEST_F_TIMEOUT(uint_knob, range, 4)
  * cpu_time_ms is read-only, a number.  That it grows while kthpscand
  * works and stays while it sleeps: thp_scan_split, thp_scan_disabled.
  */
-TEST_F_TIMEOUT(thp_scan_knob, cpu_time_ms, 4)
+TEST_F_TIMEOUT(thp_scan_knob, cpu_time_ms, 120)
 {
 	struct stat st;
 	char buf[64], *end;

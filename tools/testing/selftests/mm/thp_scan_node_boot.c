@@ -65,7 +65,7 @@ FIXTURE_TEARDOWN(node)
  * minimum age is lowered to 1 s to keep the test short: the logic is the
  * same at any age.
  */
-TEST_F_TIMEOUT(node, kthpscand_splits, 15)
+TEST_F_TIMEOUT(node, kthpscand_splits, 120)
 {
 	const size_t nr = 4, per = self->z.per;
 	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
@@ -105,7 +105,7 @@ TEST_F_TIMEOUT(node, kthpscand_splits, 15)
  * (minimum age a day), drop_caches=2 (drop_slab(): every shrinker, with
  * no memcg) splits the sparse THPs, in this task.
  */
-TEST_F_TIMEOUT(node, shrinker_splits, 10)
+TEST_F_TIMEOUT(node, shrinker_splits, 120)
 {
 	const size_t nr = 4, per = self->z.per;
 	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");

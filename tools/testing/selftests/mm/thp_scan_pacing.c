@@ -109,7 +109,7 @@ static long one_round(struct __test_metadata *_metadata, const struct thp_sizes 
  * long as the test looks although THPs are due; at 100 ms, the rest are
  * split without another wake-up, one a round.
  */
-TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 25)
+TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 120)
 {
 	long pages0 = vm_counter(_metadata, "thp_scan_pages_scanned");
 	long rounds, split0, bad;
@@ -161,7 +161,7 @@ static void set_auto(struct __test_metadata *_metadata, bool pressure)
  * twice the cost of a THP, eight THPs; once memory is plentiful again,
  * two.
  */
-TEST_F_TIMEOUT(pacing, budget_under_pressure, 15)
+TEST_F_TIMEOUT(pacing, budget_under_pressure, 120)
 {
 	long split0, bad;
 

@@ -57,7 +57,7 @@ static void set_enabled(size_t pmd_size, enum thp_enabled mode)
 }
 
 /* enabled=always: one byte written per PMD range gives a PMD THP each. */
-TEST_F_TIMEOUT(thp, always_gives_pmd_thp, 4)
+TEST_F_TIMEOUT(thp, always_gives_pmd_thp, 120)
 {
 	int i;
 
@@ -75,7 +75,7 @@ TEST_F_TIMEOUT(thp, always_gives_pmd_thp, 4)
 }
 
 /* enabled=never: the same accesses give no THP at all. */
-TEST_F_TIMEOUT(thp, never_gives_no_thp, 4)
+TEST_F_TIMEOUT(thp, never_gives_no_thp, 120)
 {
 	int i;
 

@@ -143,7 +143,7 @@ TEST_F_TIMEOUT(split, sparse_pmd_thps, 90)
  * keeps them, data intact.  The minimum age is lowered to 1 s to keep
  * the test short: the decision is the same at any age.
  */
-TEST_F_TIMEOUT(split, dense_pmd_thps_stay, 30)
+TEST_F_TIMEOUT(split, dense_pmd_thps_stay, 120)
 {
 	const size_t nr = 8, per = self->z.per;
 	unsigned long heads[8];
@@ -186,7 +186,7 @@ TEST_F_TIMEOUT(split, dense_pmd_thps_stay, 30)
  * decisions and splits on those pfns in the trace, by kthpscand.  The
  * per-size counters are system-wide: they must count at least these.
  */
-TEST_F_TIMEOUT(split, sparse_64k_mthps, 40)
+TEST_F_TIMEOUT(split, sparse_64k_mthps, 120)
 {
 	const unsigned long kb = 64;
 	const size_t sz = kb * 1024, per = sz / self->psz, nr = 64;
@@ -302,7 +302,7 @@ TEST_F_TIMEOUT(split, used_then_zeroed, 60)
  * kthpscand is held off (thp_scan off) while the halves are unmapped, so
  * that the count is seen before any split takes it back.
  */
-TEST_F_TIMEOUT(split, partially_mapped, 30)
+TEST_F_TIMEOUT(split, partially_mapped, 120)
 {
 	const size_t nr = 8, per = self->z.per;
 	long split0 = must_stat(_metadata, self->pmd_kb, "thp_scan_split_partial");
@@ -368,7 +368,7 @@ TEST_F_TIMEOUT(split, partially_mapped, 30)
  * time, state S, over a window in which a thread that did not sleep
  * would have done three rounds (scan_sleep_millisecs is 1 s).
  */
-TEST_F_TIMEOUT(split, sleeps_when_nothing_due, 12)
+TEST_F_TIMEOUT(split, sleeps_when_nothing_due, 120)
 {
 	const size_t nr = 2, per = self->z.per;
 	char *p = map_aligned(nr * self->pmd, self->pmd);

@@ -93,7 +93,7 @@ static int sparse_then_dense(size_t pmd)
 	return 0;
 }
 
-TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 10)
+TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 120)
 {
 	size_t pmd = self->z.pmd;
 	long splits_before = vm_counter(_metadata, "thp_underused_split_page");

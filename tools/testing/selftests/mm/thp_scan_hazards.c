@@ -109,6 +109,16 @@ static int sparse_pages(size_t pg, void *arg)
 	return pg % *per == 7;
 }
 
+/* Split the THPs of this task in [@p, @p + @len) to base pages (debugfs). */
+static int split_range(char *p, size_t len)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "%d,%#lx,%#lx", getpid(), (unsigned long)p,
+		 (unsigned long)p + len);
+	return put("/sys/kernel/debug/split_huge_pages", cmd);
+}
+
 /*
  * A poisoned subpage in a THP that memory failure could not split: in
  * 6.12 memory_failure() splits a THP before it takes the page away, so
@@ -193,6 +203,21 @@ TEST_F_TIMEOUT(hazards, hwpoison_subpage_of_queued_thp, 120)
 	/* Every byte but the poisoned page's reads as written. */
 	bad = check_pages(p, NR_THPS * per, self->z.psz, sparse_except_poisoned, &per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+
+	/*
+	 * 6.12 frees a large folio with a poisoned page whole, and the
+	 * page allocator hands the poisoned page out again (fixed upstream
+	 * later: only the healthy pages of such a folio are freed): the
+	 * next test's THP got it, and its split could not map that zero
+	 * subpage to the zero page.  Split THP 0 first (debugfs
+	 * split_huge_pages, now that nothing pins it): a poisoned page
+	 * freed on its own is kept out of the allocator.
+	 */
+	ASSERT_EQ(0, split_range(p, self->z.pmd));
+	kpf = open("/proc/kpageflags", O_RDONLY);
+	ASSERT_GE(kpf, 0);
+	EXPECT_EQ(1, folio_pages_at(kpf, heads[0] + POISONED, 2));
+	close(kpf);
 	munmap(p, NR_THPS * self->z.pmd);
 }
 
@@ -308,8 +333,7 @@ static long zero_mapped(const char *p, size_t nr)
  * fire once a split is over: neither a system-wide counter (another
  * task's sparse THP split meanwhile ended it with one of the test's
  * still to go) nor the mapping (a THP whose split is under way no longer
- * looks like one while its subpages are not all mapped again: pagemap
- * then found 4087 of 4088 zero subpages on the zero page).
+ * looks like one while its subpages are not all mapped again).
  */
 static bool sparse_thps_split(struct __test_metadata *_metadata,
 			      const struct thp_sizes *z, char *p, long split0)
@@ -391,8 +415,8 @@ TEST_F_TIMEOUT(hazards, uffd_wp_kept_by_split, 120)
 	unsigned long zpfn = zero_pfn();
 	uint64_t *e;
 	long split0, bad;
+	int uffd, kpf;
 	char *p;
-	int uffd;
 
 	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s (CONFIG_USERFAULTFD?)", strerror(errno));
@@ -428,14 +452,18 @@ TEST_F_TIMEOUT(hazards, uffd_wp_kept_by_split, 120)
 	EXPECT_EQ(0, bad_wp) TH_LOG("%zu of %zu subpages lost uffd-wp in the split", bad_wp, nr);
 	/* The premise: the split did map the zero subpages to the zero page. */
 	EXPECT_EQ(NR_THPS * (per - 1), zero);
-	/* Which were not, and what pagemap said of them (up to 8). */
+	/* Which were not, and what pagemap and kpageflags said of them (up to 8). */
+	kpf = open("/proc/kpageflags", O_RDONLY);
 	for (i = 0, bad = 0; i < nr && bad < 8 && zero != NR_THPS * (per - 1); i++) {
 		if (!sparse_pages(i, &per) && pm_pfn(e[i]) != zpfn) {
-			TH_LOG("subpage %zu of THP %zu: pagemap %#llx", i % per, i / per,
-			       (unsigned long long)e[i]);
+			TH_LOG("subpage %zu of THP %zu: pagemap %#llx, kpageflags %#llx",
+			       i % per, i / per, (unsigned long long)e[i],
+			       (unsigned long long)kpageflags(kpf, pm_pfn(e[i])));
 			bad++;
 		}
 	}
+	if (kpf >= 0)
+		close(kpf);
 	free(e);
 	bad = check_pages(p, nr, self->z.psz, sparse_pages, &per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);

@@ -693,7 +693,7 @@ static void thp_scan_test_walk_resume(struct kunit *test)
 /* Put thp_scan/enabled back as the test found it. */
 static void thp_scan_test_restore_enabled(void *saved)
 {
-	WRITE_ONCE(thp_scan_enabled, saved != NULL);
+	WRITE_ONCE(thp_scan_enabled, !!saved);
 }
 
 /*

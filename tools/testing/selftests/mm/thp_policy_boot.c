@@ -140,7 +140,7 @@ TEST(bad_values_are_logged)
 		for (c = val; *c; c++)
 			if (*c == '+')
 				*c = ' ';
-		strcpy(want[n++], val);
+		snprintf(want[n++], sizeof(want[0]), "%s", val);
 	}
 	/*
 	 * /dev/kmsg: the whole log, one record per read, then EAGAIN.  Every

@@ -1749,7 +1749,11 @@ void __init thp_scan_init(void)
 /* What thp_scan= on the command line asked for: 1 on, 0 off, -1 nothing. */
 static int thp_scan_boot_param = -1;
 
-/* thp_scan=on|off (or 1|0, y|n) on the command line: thp_scan/enabled at boot. */
+/*
+ * thp_scan=on|off (or 1|0, y|n) on the command line: thp_scan/enabled at
+ * boot; documented in kernel-parameters.txt.  A value that does not parse
+ * is reported and changes nothing (0: no "malformed early option" too).
+ */
 static int __init setup_thp_scan(char *str)
 {
 	bool on;
@@ -1760,9 +1764,9 @@ static int __init setup_thp_scan(char *str)
 	}
 	thp_scan_boot_param = on;
 	thp_scan_enabled = on;
-	return 1;
+	return 0;
 }
-__setup("thp_scan=", setup_thp_scan);
+early_param("thp_scan", setup_thp_scan);
 
 /**
  * thp_scan_page_zero_filled - is a page of anonymous memory all zeroes?

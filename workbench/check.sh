@@ -64,11 +64,6 @@ for f in $kfiles tools/testing/selftests/mm/thp_*.c; do
 	case "$f" in
 	include/trace/events/*)
 		ignore=$ignore,COMPLEX_MACRO,CAMELCASE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON ;;
-	# checkpatch -f looks for a __setup's documentation in the file it
-	# checks only; the assembled tree's kernel-parameters.txt is checked
-	# for it below.
-	mm/*.c)
-		ignore=$ignore,UNDOCUMENTED_SETUP ;;
 	esac
 	out=$(cached "$f" "${cp_inputs[@]}" -- perl "$tree/scripts/checkpatch.pl" --strict \
 		--no-tree --terse --show-types --ignore "$ignore" -f "$f" | grep -E ': (ERROR|WARNING|CHECK):')
@@ -80,8 +75,10 @@ for p in $(grep -v '^[[:space:]]*\(#\|$\)' patches/series); do
 		--strict --no-tree --terse "$top/patches/$p" | grep -E ': (ERROR|WARNING|CHECK):')
 	if [ -n "$out" ]; then echo "$p: $out"; bad=1; fi
 done
-# Every boot parameter the new files define is in kernel-parameters.txt.
-for name in $(cat $kfiles | sed -n 's/.*__setup("\([^"]*\)".*/\1/p'); do
+# Every boot parameter the new files define (__setup, early_param) is in
+# kernel-parameters.txt.
+for name in $(cat $kfiles | sed -n -e 's/.*__setup("\([^"]*\)".*/\1/p' \
+	-e 's/.*early_param("\([^"]*\)".*/\1=/p'); do
 	if ! grep -q "^[[:space:]]*$name[[:space:]]" "$tree/Documentation/admin-guide/kernel-parameters.txt"; then
 		echo "$name: a boot parameter without an entry in Documentation/admin-guide/kernel-parameters.txt"
 		bad=1

@@ -682,7 +682,7 @@ void thp_scan_queued(bool partial)
  * finds it on the LRU once it is min_age_millisecs old.  Nothing is
  * queued, and no lock taken.  With thp_scan off, queues what 6.12
  * queues: PMD-sized THPs, while underused ones may be split.  Counted
- * (thp_scan_queued) when tracked either way.
+ * (thp_split_scan_queued) when tracked either way.
  */
 void thp_scan_add_folio(struct folio *folio)
 {
@@ -694,8 +694,8 @@ void thp_scan_add_folio(struct folio *folio)
 			return;
 		deferred_split_folio(folio, false);
 	}
-	thp_scan_count(folio_order(folio), THP_SCAN_QUEUED,
-		       MTHP_STAT_THP_SCAN_QUEUED);
+	thp_scan_count(folio_order(folio), THP_SPLIT_SCAN_QUEUED,
+		       MTHP_STAT_SPLIT_SCAN_QUEUED);
 }
 
 /* One pass over queues and lists: what it may still do and what it did. */
@@ -1051,36 +1051,37 @@ static void thp_scan_count_verdict(unsigned int order,
 	case THP_SCAN_SPLIT_PARTIAL:
 	case THP_SCAN_SPLIT_UNDERUSED:
 		if (ret) {
-			thp_scan_count(order, THP_SCAN_SPLIT_FAILED_PAGE,
-				       MTHP_STAT_THP_SCAN_SPLIT_FAILED);
+			thp_scan_count(order, THP_SPLIT_SCAN_FAILED,
+				       MTHP_STAT_SPLIT_SCAN_FAILED);
 		} else if (v->d == THP_SCAN_SPLIT_PARTIAL) {
-			thp_scan_count(order, THP_SCAN_SPLIT_PARTIAL_PAGE,
-				       MTHP_STAT_THP_SCAN_SPLIT_PARTIAL);
+			thp_scan_count(order, THP_SPLIT_SCAN_PARTIAL,
+				       MTHP_STAT_SPLIT_SCAN_PARTIAL);
 			if (v->new_order)
-				thp_scan_count(v->new_order, THP_SCAN_SPLIT_TO_LARGE,
-					       MTHP_STAT_THP_SCAN_SPLIT_TO);
+				thp_scan_count(v->new_order,
+					       THP_SPLIT_SCAN_TO_MTHP,
+					       MTHP_STAT_SPLIT_SCAN_TO_MTHP);
 		} else {
-			thp_scan_count(order, THP_SCAN_SPLIT_UNDERUSED_PAGE,
-				       MTHP_STAT_THP_SCAN_SPLIT_UNDERUSED);
+			thp_scan_count(order, THP_SPLIT_SCAN_UNDERUSED,
+				       MTHP_STAT_SPLIT_SCAN_UNDERUSED);
 			/* 6.12's count: PMD-sized THPs split as underused. */
 			if (order >= HPAGE_PMD_ORDER)
 				count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
 		}
 		break;
 	case THP_SCAN_KEEP_NOT_PARTIAL:
-		thp_scan_count(order, THP_SCAN_NOT_PARTIAL,
-			       MTHP_STAT_THP_SCAN_NOT_PARTIAL);
+		thp_scan_count(order, THP_SPLIT_SCAN_NOT_PARTIAL,
+			       MTHP_STAT_SPLIT_SCAN_NOT_PARTIAL);
 		break;
 	case THP_SCAN_KEEP_MLOCKED:
-		thp_scan_count(order, THP_SCAN_KEEP_MLOCKED_PAGE,
-			       MTHP_STAT_THP_SCAN_KEEP_MLOCKED);
+		thp_scan_count(order, THP_SPLIT_SCAN_KEEP_MLOCKED,
+			       MTHP_STAT_SPLIT_SCAN_KEEP_MLOCKED);
 		break;
 	case THP_SCAN_KEEP_PINNED:
-		thp_scan_count(order, THP_SCAN_KEEP_PINNED_PAGE,
-			       MTHP_STAT_THP_SCAN_KEEP_PINNED);
+		thp_scan_count(order, THP_SPLIT_SCAN_KEEP_PINNED,
+			       MTHP_STAT_SPLIT_SCAN_KEEP_PINNED);
 		break;
 	case THP_SCAN_KEEP_BUSY:
-		count_vm_event(THP_SCAN_KEEP_BUSY_PAGE);
+		count_vm_event(THP_SPLIT_SCAN_KEEP_BUSY);
 		break;
 	default:
 		break;
@@ -1146,8 +1147,9 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 	trace_thp_scan_decision(pfn, order, v.zero, v.scanned,
 				v.walked ? w.nr_mapped : thp_scan_mapped(folio),
 				v.d);
-	thp_scan_count(order, THP_SCAN_SCANNED, MTHP_STAT_THP_SCAN_SCANNED);
-	count_vm_events(THP_SCAN_PAGES_SCANNED, v.scanned);
+	thp_scan_count(order, THP_SPLIT_SCAN_SCANNED,
+		       MTHP_STAT_SPLIT_SCAN_SCANNED);
+	count_vm_events(THP_SPLIT_SCAN_PAGES_SCANNED, v.scanned);
 	r->budget -= thp_scan_cost(&v, &w, 0);
 	r->nr_folios--;
 	bitmap_free(w.mapped);
@@ -1487,7 +1489,7 @@ static int thp_scan_kthread(void *unused)
 		try_to_freeze();
 		if (thp_scan_is_enabled()) {
 			busy = thp_scan_round(&next_due, &have_next_due);
-			count_vm_event(THP_SCAN_ROUNDS);
+			count_vm_event(THP_SPLIT_SCAN_ROUNDS);
 		}
 		thp_scan_sleep(busy, next_due, have_next_due);
 	}
@@ -1610,16 +1612,18 @@ bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 		return false;
 	d = thp_scan_swapout_decide(mode, folio, &probes, &w, &v);
 	bitmap_free(w.mapped);
-	count_vm_events(THP_SCAN_SWAPOUT_PAGES_SCANNED, v.scanned);
+	count_vm_events(THP_SPLIT_SCAN_SWAPOUT_PAGES_SCANNED, v.scanned);
 	if (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) {
 		ret = split_folio_to_list(folio, list);
 		if (!ret) {
 			*nr_freed = thp_scan_free_unmapped(list, last);
 			unmapped = *nr_freed + !folio_mapped(folio);
-			count_vm_events(THP_SCAN_SWAPOUT_FREED, *nr_freed);
-			thp_scan_count(order, THP_SCAN_SWAPOUT_SPLIT,
-				       MTHP_STAT_THP_SCAN_SWAPOUT_SPLIT);
-			mod_mthp_stat(order, MTHP_STAT_THP_SCAN_SWAPOUT_UNMAPPED,
+			count_vm_events(THP_SPLIT_SCAN_SWAPOUT_FREED,
+					*nr_freed);
+			thp_scan_count(order, THP_SPLIT_SCAN_SWAPOUT,
+				       MTHP_STAT_SPLIT_SCAN_SWAPOUT);
+			mod_mthp_stat(order,
+				      MTHP_STAT_SPLIT_SCAN_SWAPOUT_UNMAPPED,
 				      unmapped);
 		}
 	}
@@ -1834,8 +1838,8 @@ bool thp_scan_page_zero_filled(struct page *page)
  */
 void thp_scan_collapse_skipped(unsigned int order)
 {
-	count_vm_event(THP_SCAN_COLLAPSE_SKIPPED);
-	count_mthp_stat(order, MTHP_STAT_THP_SCAN_COLLAPSE_SKIPPED);
+	count_vm_event(THP_SPLIT_SCAN_COLLAPSE_SKIPPED);
+	count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_COLLAPSE_SKIPPED);
 }
 
 /**

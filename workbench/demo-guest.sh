@@ -27,6 +27,6 @@ echo never > $T/enabled
 echo always > $T/enabled
 echo "== kthpscand CPU time: $(cat $T/thp_scan/cpu_time_ms) ms"
 echo "== /proc/vmstat:"
-grep -E '^thp_(fault_alloc|split_page|deferred_split_page|underused_split_page|scan_(queued|scanned|pages_scanned|split_[a-z]+|rounds)) ' /proc/vmstat | sed 's/^/   /'
-echo "== $T/hugepages-2048kB/stats/thp_scan_*:"
-for f in $T/hugepages-2048kB/stats/thp_scan_*; do echo "   $(basename $f) = $(cat $f)"; done
+grep -E '^thp_(fault_alloc|split_page|deferred_split_page|underused_split_page|split_scan_[a-z_]+) ' /proc/vmstat | sed 's/^/   /'
+echo "== $T/hugepages-2048kB/stats/thp_split_scan_*:"
+for f in $T/hugepages-2048kB/stats/thp_split_scan_*; do echo "   $(basename $f) = $(cat $f)"; done

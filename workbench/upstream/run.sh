@@ -64,7 +64,7 @@ while read -r sets name limit thp_scan cmd; do
 	ts=/sys/kernel/mm/transparent_hugepage/thp_scan/enabled
 	read -r ts_was < $ts
 	[ "$thp_scan" = off ] && echo 0 > $ts
-	before=$(grep '^thp_scan_collapse_skipped ' /proc/vmstat)
+	before=$(grep '^thp_split_scan_collapse_skipped ' /proc/vmstat)
 	read -r t0 _ < /proc/uptime
 	# A session of its own, so that whatever it forked goes with it.
 	(cd "$dir" && exec setsid sh -c "exec $cmd") > "$log" 2>&1 < /dev/null &
@@ -84,7 +84,7 @@ while read -r sets name limit thp_scan cmd; do
 	kill -KILL -- "-$pid" 2>/dev/null
 	read -r t1 _ < /proc/uptime
 	echo "$ts_was" > $ts
-	after=$(grep '^thp_scan_collapse_skipped ' /proc/vmstat)
+	after=$(grep '^thp_split_scan_collapse_skipped ' /proc/vmstat)
 	echo "# $name: $before -> ${after##* } (ranges thp_scan's collapse limit kept from khugepaged)"
 	secs=$(( ${t1%.*} - ${t0%.*} ))
 	# Colours out; khugepaged's progress lines (ending in \r) one each.
@@ -125,7 +125,7 @@ while read -r sets name limit thp_scan cmd; do
 	' "$log.txt" | sort | uniq -c | sed 's/^ *1 //; s/^ *\([0-9]*\) /\1 x /' | paste -sd ';' | sed 's/;/; /g')
 	# THP_SCAN "limit": khugepaged's failures in its khugepaged context
 	# are what thp_scan's collapse limit does by design when it kept
-	# ranges from khugepaged (thp_scan_collapse_skipped grew) and it ran
+	# ranges from khugepaged (thp_split_scan_collapse_skipped grew) and it ran
 	# to its end (its exit status is its count of failures); a failure
 	# in the madvise context (MADV_COLLAPSE, not limited) is not.
 	xfail=

@@ -317,7 +317,7 @@ static int all_but_8(size_t pg, void *arg)
  * range of A/work written whole it collapses (no new memory), in one
  * with 8 pages never written it does not (the rule of "auto" under
  * pressure), although max_ptes_none (511) and thp_scan's limit would let
- * it: the range is counted in thp_scan_collapse_skipped.  Once A is freed
+ * it: the range is counted in thp_split_scan_collapse_skipped.  Once A is freed
  * it collapses that range too.  Every byte reads back.
  */
 TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
@@ -343,7 +343,7 @@ TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
 	ASSERT_TRUE(check_huge_anon(full, 0, self->pmd));
 	ASSERT_TRUE(check_huge_anon(sparse, 0, self->pmd));
 
-	skipped = vm_counter(_metadata, "thp_scan_collapse_skipped");
+	skipped = vm_counter(_metadata, "thp_split_scan_collapse_skipped");
 	ASSERT_EQ(0, pagemap_pfns(sparse, per, sparse_pfns));
 	ASSERT_EQ(0, put(TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable", "1"));
 	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", "511"));
@@ -362,7 +362,7 @@ TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
 	 */
 	skips = khugepaged_scans("exceed_new_pte", sparse_pfns, per);
 	EXPECT_GE(skips, 1);
-	EXPECT_LE(skipped + skips, vm_counter(_metadata, "thp_scan_collapse_skipped"));
+	EXPECT_LE(skipped + skips, vm_counter(_metadata, "thp_split_scan_collapse_skipped"));
 
 	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,plentiful,"), 10));

@@ -227,7 +227,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 	ASSERT_EQ(0, munmap(p, len));
 
 	ASSERT_EQ(0, set_policy("always"));
-	split0 = PMD_STAT("thp_scan_split_partial");
+	split0 = PMD_STAT("thp_split_scan_partial");
 	p = map_aligned(len, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->z.psz, self->z.per, every);
@@ -247,7 +247,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 	ASSERT_EQ(nr, events(&splits));
 	EXPECT_EQ(nr, events(&any_split));
 	/* A system-wide counter: it counts these splits at least. */
-	EXPECT_GE(PMD_STAT("thp_scan_split_partial") - split0, (long)nr);
+	EXPECT_GE(PMD_STAT("thp_split_scan_partial") - split0, (long)nr);
 	/*
 	 * Still in use: read every byte.  That also makes the PTEs young
 	 * again where the split left them old (arm64 without hardware
@@ -256,7 +256,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
 	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
-	skip0 = VMSTAT("thp_scan_collapse_skipped");
+	skip0 = VMSTAT("thp_split_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	for (pass = 0; pass < 4; pass++) {
 		wait_full_scans(full0, pass + 1);
@@ -272,7 +272,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 	/* None of its ranges collapsed (the test's own ranges: pagemap). */
 	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
 	/* Every range was looked at, and left alone for this reason. */
-	EXPECT_GE(VMSTAT("thp_scan_collapse_skipped") - skip0, (long)(3 * nr));
+	EXPECT_GE(VMSTAT("thp_split_scan_collapse_skipped") - skip0, (long)(3 * nr));
 	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
 	EXPECT_EQ(-1, bad) TH_LOG("always: page %ld differs", bad);
 	munmap(p, len);
@@ -434,12 +434,12 @@ static void not_collapsed(struct __test_metadata *_metadata,
 	} else {
 		fill(p, pages, self->z.psz, self->z.per, data);
 	}
-	skip0 = PMD_STAT("thp_scan_collapse_skipped");
+	skip0 = PMD_STAT("thp_split_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 3);
 	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
 	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
-	EXPECT_GE(PMD_STAT("thp_scan_collapse_skipped") - skip0,
+	EXPECT_GE(PMD_STAT("thp_split_scan_collapse_skipped") - skip0,
 		  (long)(2 * nr));
 
 	/* thp_scan off: 6.12's khugepaged, which collapses them. */
@@ -486,7 +486,7 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "2000"));
 	ASSERT_EQ(0, put(TRACE "events/thp_scan/enable", "1"));
 	ASSERT_EQ(0, clear_trace());
-	split0 = PMD_STAT("thp_scan_split_underused");
+	split0 = PMD_STAT("thp_split_scan_underused");
 	p = map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->z.psz, self->z.per, one_page);
@@ -499,16 +499,16 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
-	skip0 = VMSTAT("thp_scan_collapse_skipped");
+	skip0 = VMSTAT("thp_split_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 3);
 	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
-	EXPECT_GE(VMSTAT("thp_scan_collapse_skipped") - skip0, (long)(2 * nr));
+	EXPECT_GE(VMSTAT("thp_split_scan_collapse_skipped") - skip0, (long)(2 * nr));
 	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
 	EXPECT_EQ((long)(nr * self->z.psz >> 10), smaps_kb(p, "Rss:"));
 	/* Split once, and not collapsed again (nor split again). */
 	EXPECT_EQ(nr, events(&any_split));
-	EXPECT_GE(PMD_STAT("thp_scan_split_underused") - split0, (long)nr);
+	EXPECT_GE(PMD_STAT("thp_split_scan_underused") - split0, (long)nr);
 	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
@@ -538,7 +538,7 @@ TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 	most = map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, full);
 	ASSERT_NE(NULL, most);
-	skip0 = PMD_STAT("thp_scan_collapse_skipped");
+	skip0 = PMD_STAT("thp_split_scan_collapse_skipped");
 	/*
 	 * No THP at fault: the first page of each range is a page of its
 	 * own (khugepaged cannot have collapsed a range of one page).
@@ -555,7 +555,7 @@ TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 2);
 	EXPECT_EQ(0, count_thps(most, nr, self->z.pmd));
-	EXPECT_GE(PMD_STAT("thp_scan_collapse_skipped") - skip0,
+	EXPECT_GE(PMD_STAT("thp_split_scan_collapse_skipped") - skip0,
 		  (long)nr);
 	bad = check(full, pages, self->z.psz, self->z.per, every);
 	EXPECT_EQ(-1, bad) TH_LOG("full: page %ld differs", bad);

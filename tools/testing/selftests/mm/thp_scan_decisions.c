@@ -143,8 +143,8 @@ TEST_F_TIMEOUT(decide, zero_pct_50, 120)
 {
 	const struct fills f = { self->z.per, { 200, 255, 256, 512 } };
 	const size_t nr = 4;
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
 	struct want w[] = {
 		{ "split_underused", 257, 457 },
 		{ "split_underused", 257, 512 },
@@ -159,13 +159,13 @@ TEST_F_TIMEOUT(decide, zero_pct_50, 120)
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 	/* Due in 1 s, a first look at all four in one round, a second 1 s later. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0 >= 6, 8));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= 6, 8));
 	match_decisions(&self->z, self->kpid, w, 3, &others);
 	EXPECT_EQ(1, w[0].seen);
 	EXPECT_EQ(1, w[1].seen);
 	EXPECT_GE(w[2].seen, 4);
 	EXPECT_EQ(0, others);
-	EXPECT_EQ(2, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(2, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
 	EXPECT_EQ(2 * (long)self->z.pmd_kb, smaps_kb(p, "AnonHugePages:"));
 	EXPECT_EQ(0, count_thps(p, 2, self->z.pmd));
 	EXPECT_EQ(2, count_thps(p + 2 * self->z.pmd, 2, self->z.pmd));
@@ -183,8 +183,8 @@ TEST_F_TIMEOUT(decide, zero_pct_50, 120)
 TEST_F_TIMEOUT(decide, zero_pct_100, 60)
 {
 	const size_t nr = 2;
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	struct want w[] = {
 		{ "keep_used", 7, 8 },
 		{ "keep_used", self->z.per, self->z.per },
@@ -206,19 +206,19 @@ TEST_F_TIMEOUT(decide, zero_pct_100, 60)
 	 */
 	EXPECT_TRUE(POLL((match_decisions(&self->z, self->kpid, w, 2, &others),
 			  w[0].seen >= 2 && w[1].seen >= 2), 30));
-	EXPECT_GE(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0, 4);
+	EXPECT_GE(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0, 4);
 	match_decisions(&self->z, self->kpid, w, 2, &others);
 	EXPECT_GE(w[0].seen, 2);
 	EXPECT_GE(w[1].seen, 2);
 	EXPECT_EQ(0, others);
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
 	EXPECT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 
 	/* The knob is what kept them: due again within 1 s. */
 	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "99"));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= (long)nr,
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= (long)nr,
 			 6));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
 	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
 	/* Page 7 of the first holds data; everything else reads zero. */
 	bad = check_pages(p + self->z.pmd, self->z.per, self->z.psz, filled_first,
@@ -236,9 +236,9 @@ TEST_F_TIMEOUT(decide, zero_pct_100, 60)
 TEST_F_TIMEOUT(decide, shrink_underused_off, 120)
 {
 	const size_t nr = 2, per = self->z.per;
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
-	long partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial");
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
 	struct want w[] = {
 		{ "keep_not_judged", 0, 0 },
 	};
@@ -254,9 +254,9 @@ TEST_F_TIMEOUT(decide, shrink_underused_off, 120)
 	ASSERT_NE(NULL, half);
 
 	/* The partially mapped at once, the sparse ones after 1 s, twice. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0 >= 6, 8));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial") - partial0);
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= 6, 8));
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - partial0);
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
 	match_decisions(&self->z, self->kpid, w, 1, &others);
 	EXPECT_GE(w[0].seen, 2 * nr);
 	count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
@@ -296,11 +296,11 @@ static int splice_page(int fds[2], char *p, size_t pg, size_t psz)
  */
 TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 {
-	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed");
-	long pinned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_keep_pinned");
-	long vpinned0 = vm_counter(_metadata, "thp_scan_keep_pinned");
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
-	long pages0 = vm_counter(_metadata, "thp_scan_pages_scanned");
+	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed");
+	long pinned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_keep_pinned");
+	long vpinned0 = vm_counter(_metadata, "thp_split_scan_keep_pinned");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long pages0 = vm_counter(_metadata, "thp_split_scan_pages_scanned");
 	size_t per = self->z.per;
 	int nr, i, pinned = 0, others = 0;
 	char *p = sparse_thps(&self->z, 1);
@@ -310,11 +310,11 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
 	ASSERT_EQ(0, splice_page(self->pipe, p, 7, self->z.psz));
 	/* Due in 1 s and again 1 s after each look: twice within 6 s. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_keep_pinned") - pinned0 >= 2, 6));
-	EXPECT_GE(vm_counter(_metadata, "thp_scan_keep_pinned") - vpinned0, 2);
-	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed"));
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
-	EXPECT_EQ(pages0, vm_counter(_metadata, "thp_scan_pages_scanned"));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_keep_pinned") - pinned0 >= 2, 6));
+	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_keep_pinned") - vpinned0, 2);
+	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
+	EXPECT_EQ(pages0, vm_counter(_metadata, "thp_split_scan_pages_scanned"));
 	EXPECT_TRUE(check_huge_anon(p, 1, self->z.pmd));
 	nr = read_events(ev, MAX_EVENTS);
 	for (i = 0; i < nr && i < MAX_EVENTS; i++) {
@@ -335,9 +335,9 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 	close(self->pipe[1]);
 	self->pipe[0] = -1;
 	/* Due again within 1 s. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= 1, 6));
-	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
-	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed"));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 1, 6));
+	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
+	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
 	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
 	bad = check_pages(p, per, self->z.psz, one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
@@ -352,8 +352,8 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
  */
 TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 {
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
-	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed");
 	int nr, i, kept = 0, others = 0;
 	char *p = sparse_thps(&self->z, 1), *buf;
 	size_t off;
@@ -376,8 +376,8 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 	}
 	EXPECT_GE(kept, 1);
 	EXPECT_EQ(0, others);
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused"));
-	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_failed"));
+	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
+	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
 	buf = malloc(self->z.psz);
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ((ssize_t)self->z.psz, read(self->pipe[0], buf, self->z.psz));
@@ -391,15 +391,15 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 /*
  * THPs made by khugepaged join the queue like those made at fault:
  * written with no THP at fault (policy madvise, not yet madvised), then
- * collapsed by a fast khugepaged: thp_scan_queued grows with
+ * collapsed by a fast khugepaged: thp_split_scan_queued grows with
  * thp_collapse_alloc, and kthpscand looks at them and keeps them (dense).
  */
 TEST_F_TIMEOUT(decide, collapse_queued, 120)
 {
 	const size_t nr = 2, per = self->z.per;
 	long coll0 = vm_counter(_metadata, "thp_collapse_alloc");
-	long queued0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued");
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_scanned");
+	long queued0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_queued");
+	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
 	struct trace_count c;
 	struct thp_settings s;
 	char *p;
@@ -417,15 +417,15 @@ TEST_F_TIMEOUT(decide, collapse_queued, 120)
 	for (i = 0; i < nr * per; i++)
 		fill_page(p, i, self->z.psz);
 	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ(queued0, must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued"));
+	EXPECT_EQ(queued0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_queued"));
 	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_HUGEPAGE));
 	/* khugepaged every 100 ms, the whole range at a time: 6 s for TCG. */
 	EXPECT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 6))
 		TH_LOG("%ld kB collapsed", smaps_kb(p, "AnonHugePages:"));
 	EXPECT_EQ(nr, vm_counter(_metadata, "thp_collapse_alloc") - coll0);
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_queued") - queued0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_queued") - queued0);
 	/* Due 1 s after the collapse. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_scanned") - scanned0 >= (long)nr, 6));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= (long)nr, 6));
 	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
 	EXPECT_GE(c.decisions, (long)nr);
 	EXPECT_EQ(per - per * 90 / 100, c.scanned);

@@ -60,13 +60,13 @@ TEST_F_TIMEOUT(off, thread_stops, 120)
 	p = sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
-	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
-	scanned0 = vm_counter(_metadata, "thp_scan_scanned");
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
+	scanned0 = vm_counter(_metadata, "thp_split_scan_scanned");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	cpu0 = must_long(_metadata, THP_SCAN "cpu_time_ms");
 	sleep(3);
-	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_scan_rounds"));
-	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_scan_scanned"));
+	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_split_scan_rounds"));
+	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_split_scan_scanned"));
 	EXPECT_EQ(cpu0, must_long(_metadata, THP_SCAN "cpu_time_ms"));
 	EXPECT_EQ('S', task_state(self->kpid));
 	/* Woken (a knob write), it finds thp_scan off and sleeps again. */
@@ -75,20 +75,20 @@ TEST_F_TIMEOUT(off, thread_stops, 120)
 	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
 	EXPECT_TRUE(POLL(voluntary_switches(self->kpid) > switches, 5));
 	wait_kthpscand_idle(_metadata, self->kpid);
-	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_scan_rounds"));
-	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_scan_scanned"));
+	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_split_scan_rounds"));
+	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_split_scan_scanned"));
 	EXPECT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(0, c.decisions);
 
 	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
 	/* Due at once, all in one round: 6 s for TCG. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= (long)nr,
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= (long)nr,
 			 6));
 	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
 	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(nr, c.splits);
-	EXPECT_GT(vm_counter(_metadata, "thp_scan_rounds"), rounds0);
+	EXPECT_GT(vm_counter(_metadata, "thp_split_scan_rounds"), rounds0);
 	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
@@ -157,7 +157,7 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 120)
 {
 	const size_t nr = 4, per = self->z.per, mper = 16, mkb = 64;
 	const int morder = __builtin_ctzl(mper);
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	long stock0 = vm_counter(_metadata, "thp_underused_split_page");
 	unsigned long p_heads[4], qheads[4], mheads[4];
 	struct trace_count c;
@@ -197,7 +197,7 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 120)
 	count_trace_pfns(morder, "split_underused", 0, mheads, nr, &c);
 	EXPECT_EQ(0, c.decisions);
 	/* System-wide counters: they count these splits at least. */
-	EXPECT_LE(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_LE(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
 	EXPECT_LE(nr, vm_counter(_metadata, "thp_underused_split_page") - stock0);
 	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
 	EXPECT_EQ(0, count_thps(q, nr, self->z.pmd));
@@ -229,7 +229,7 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 	long sdefer0 = must_stat(_metadata, self->z.pmd_kb, "split_deferred");
 	long pm0 = must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped");
 	long split0 = vm_counter(_metadata, "thp_split_page");
-	long to0 = vm_counter(_metadata, "thp_scan_split_to_mthp");
+	long to0 = vm_counter(_metadata, "thp_split_scan_to_mthp");
 	unsigned long heads[4], *gone = calloc(nr * per / 2, sizeof(*gone));
 	long bad;
 	size_t i, j;
@@ -273,7 +273,7 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 		EXPECT_EQ(1, folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("THP %zu", i);
 	EXPECT_EQ(0, charged_anon(gone, nr * per / 2, cgroup_ino(CG CG_NAME), true));
 	EXPECT_LE(nr, vm_counter(_metadata, "thp_split_page") - split0);
-	EXPECT_EQ(to0, vm_counter(_metadata, "thp_scan_split_to_mthp"));
+	EXPECT_EQ(to0, vm_counter(_metadata, "thp_split_scan_to_mthp"));
 	EXPECT_EQ(pm0, must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped"));
 	EXPECT_EQ(nr, vm_counter(_metadata, "thp_deferred_split_page") - defer0);
 	close(kpf);

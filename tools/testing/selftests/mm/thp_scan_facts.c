@@ -505,9 +505,9 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 
 	split0 = STAT(M64_KB, "split");
 	sd0 = STAT(M64_KB, "split_deferred");
-	sp0 = STAT(M64_KB, "thp_scan_split_partial");
+	sp0 = STAT(M64_KB, "thp_split_scan_partial");
 	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
-	np0 = STAT(M64_KB, "thp_scan_not_partial");
+	np0 = STAT(M64_KB, "thp_split_scan_not_partial");
 	mig0 = VMSTAT("pgmigrate_success");
 	ASSERT_EQ(0, clear_trace());
 	ASSERT_EQ(0, put("/proc/sys/vm/compact_memory", "1"));
@@ -536,11 +536,11 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 	EXPECT_EQ(0, thp_scan_splits(all, 2 * nr));
 	/* Every split of a 64K folio there was: migrate_pages()'. */
 	EXPECT_EQ(STAT(M64_KB, "split") - split0, migration_splits());
-	EXPECT_EQ(sp0, STAT(M64_KB, "thp_scan_split_partial"));
+	EXPECT_EQ(sp0, STAT(M64_KB, "thp_split_scan_partial"));
 	/* Never flagged, so nothing to refute or count. */
 	EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
-	EXPECT_EQ(np0, STAT(M64_KB, "thp_scan_not_partial"));
+	EXPECT_EQ(np0, STAT(M64_KB, "thp_split_scan_not_partial"));
 	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
 	munmap(p, len);
 	free(before);
@@ -689,7 +689,7 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 	sd_m0 = STAT(M64_KB, "split_deferred");
 	pm_p0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
 	pm_m0 = STAT(M64_KB, "nr_anon_partially_mapped");
-	np0 = VMSTAT("thp_scan_not_partial");
+	np0 = VMSTAT("thp_split_scan_not_partial");
 	tsp0 = VMSTAT("thp_split_page");
 	tmf0 = VMSTAT("thp_migration_fail");
 	tmsp0 = VMSTAT("thp_migration_split");
@@ -735,7 +735,7 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 	EXPECT_EQ(sd_m0, STAT(M64_KB, "split_deferred"));
 	EXPECT_EQ(pm_p0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
 	EXPECT_EQ(pm_m0, STAT(M64_KB, "nr_anon_partially_mapped"));
-	EXPECT_EQ(np0, VMSTAT("thp_scan_not_partial"));
+	EXPECT_EQ(np0, VMSTAT("thp_split_scan_not_partial"));
 	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, fact_every_page);
 	EXPECT_DATA(pm, 0, nr_m * per_m, per_m, fact_every_page);
 	munmap(pp, nr_pmd * self->pmd);
@@ -761,8 +761,8 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	need_two_nodes(_metadata);
 	prepare(_metadata, self, true, false, "600000");
 	fault_pmd_and_64k(_metadata, self, nr_pmd, nr_m, one_page, &pp, &pm);
-	su_p0 = STAT(self->pmd_kb, "thp_scan_split_underused");
-	su_m0 = STAT(M64_KB, "thp_scan_split_underused");
+	su_p0 = STAT(self->pmd_kb, "thp_split_scan_underused");
+	su_m0 = STAT(M64_KB, "thp_split_scan_underused");
 	split_p0 = STAT(self->pmd_kb, "split");
 	split_m0 = STAT(M64_KB, "split");
 
@@ -788,9 +788,9 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	 */
 	t = wait_split(heads_pmd, nr_pmd, "split_underused");
 	t += wait_split(heads_m, nr_m, "split_underused");
-	EXPECT_LE(nr_pmd, STAT(self->pmd_kb, "thp_scan_split_underused") - su_p0)
+	EXPECT_LE(nr_pmd, STAT(self->pmd_kb, "thp_split_scan_underused") - su_p0)
 		TH_LOG("after %d s", t);
-	EXPECT_LE(nr_m, STAT(M64_KB, "thp_scan_split_underused") - su_m0);
+	EXPECT_LE(nr_m, STAT(M64_KB, "thp_split_scan_underused") - su_m0);
 	/* Split where they were moved to. */
 	fp.pfns = heads_pmd;
 	fp.n = nr_pmd;
@@ -935,7 +935,7 @@ TEST_F_TIMEOUT(facts, pageout_dense_mthps, 300)
  * mapping with the rmap walk and splits each to @new_order, the largest
  * order at which every aligned block is mapped whole or not at all: the
  * unmapped part is freed (memcg), the mapped part stays in folios of
- * @new_order (kpageflags), counted at that size (thp_scan_split_to) and
+ * @new_order (kpageflags), counted at that size (thp_split_scan_to_mthp) and
  * traced (new_order).
  */
 struct partial {
@@ -978,12 +978,12 @@ static void partial_unmap(struct __test_metadata *_metadata,
 					  gone + i * taken));
 	/* Charged to the test's memcg, as anonymous memory: what is looked at below. */
 	ASSERT_EQ(nr * taken, charged_anon(gone, nr * taken, cgroup_ino(CG_T), false));
-	sp0 = STAT(kb, "thp_scan_split_partial");
+	sp0 = STAT(kb, "thp_split_scan_partial");
 	sd0 = STAT(kb, "split_deferred");
 	tds0 = VMSTAT("thp_deferred_split_page");
 	if (new_order >= 2)
-		to0 = STAT(new_kb, "thp_scan_split_to");
-	tom0 = VMSTAT("thp_scan_split_to_mthp");
+		to0 = STAT(new_kb, "thp_split_scan_to_mthp");
+	tom0 = VMSTAT("thp_split_scan_to_mthp");
 	rss0 = rss_anon();
 	ASSERT_EQ(0, clear_trace());
 
@@ -997,15 +997,15 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	/* Rss drops at once; the memcg is uncharged when the folios are split. */
 	EXPECT_EQ((long)(nr * taken * self->psz >> 10), rss0 - (long)rss_anon());
 	t = wait_split(heads, nr, "split_partially_mapped");
-	EXPECT_EQ(nr, STAT(kb, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, STAT(kb, "thp_split_scan_partial") - sp0) TH_LOG("after %d s", t);
 	/* Each flagged once by the partial unmap, counted as 6.12 counts a flag. */
 	EXPECT_EQ(nr, STAT(kb, "split_deferred") - sd0);
 	EXPECT_EQ(c->pmd ? (long)nr : 0, VMSTAT("thp_deferred_split_page") - tds0);
 	if (new_order >= 2) {
-		EXPECT_EQ(nr, STAT(new_kb, "thp_scan_split_to") - to0);
-		EXPECT_EQ(nr, VMSTAT("thp_scan_split_to_mthp") - tom0);
+		EXPECT_EQ(nr, STAT(new_kb, "thp_split_scan_to_mthp") - to0);
+		EXPECT_EQ(nr, VMSTAT("thp_split_scan_to_mthp") - tom0);
 	} else {
-		EXPECT_EQ(tom0, VMSTAT("thp_scan_split_to_mthp"));
+		EXPECT_EQ(tom0, VMSTAT("thp_split_scan_to_mthp"));
 	}
 	/*
 	 * The unmapped part is freed: none of its pages is still charged
@@ -1125,7 +1125,7 @@ TEST_F_TIMEOUT(facts, mprotect_two_vmas_unmapped_whole, 300)
 		tsp0 = VMSTAT("thp_split_page");
 		sd0 = STAT(self->pmd_kb, "split_deferred");
 		tds0 = VMSTAT("thp_deferred_split_page");
-		sp0 = STAT(self->pmd_kb, "thp_scan_split_partial");
+		sp0 = STAT(self->pmd_kb, "thp_split_scan_partial");
 		mem0 = MEMCG();
 
 		ASSERT_EQ(0, munmap(p, nr * self->pmd));
@@ -1137,7 +1137,7 @@ TEST_F_TIMEOUT(facts, mprotect_two_vmas_unmapped_whole, 300)
 			TH_LOG("thp_scan %d", on);
 		EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
 		EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
-		EXPECT_EQ(sp0, STAT(self->pmd_kb, "thp_scan_split_partial"));
+		EXPECT_EQ(sp0, STAT(self->pmd_kb, "thp_split_scan_partial"));
 	}
 }
 
@@ -1187,7 +1187,7 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
 	ASSERT_EQ(nr, whole_folios(p, nr, per));
 	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
-	sp0 = STAT(M64_KB, "thp_scan_split_partial");
+	sp0 = STAT(M64_KB, "thp_split_scan_partial");
 	sd0 = STAT(M64_KB, "split_deferred");
 	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
 	out0 = STAT(M64_KB, "swpout");
@@ -1212,7 +1212,7 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 		EXPECT_EQ(heads[i], pfn) TH_LOG("folio %zu", i);
 	}
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
-	EXPECT_EQ(sp0, STAT(M64_KB, "thp_scan_split_partial"));
+	EXPECT_EQ(sp0, STAT(M64_KB, "thp_split_scan_partial"));
 	/* The unmapped halves: still charged, in the swap cache, mapped nowhere. */
 	for (i = 0; i < nr; i++)
 		for (pfn = 0; pfn < half; pfn++)
@@ -1222,7 +1222,7 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	ASSERT_EQ(0, clear_trace());
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
 	t = wait_split(heads, nr, "split_partially_mapped");
-	EXPECT_EQ(nr, STAT(M64_KB, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, STAT(M64_KB, "thp_split_scan_partial") - sp0) TH_LOG("after %d s", t);
 	/* Never flagged, so no deferred split counted: 6.12's meaning. */
 	EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
@@ -1297,10 +1297,10 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	ASSERT_EQ('u', c);
 	ASSERT_EQ(0, clear_trace());
 	split0 = STAT(self->pmd_kb, "split");
-	sp0 = STAT(self->pmd_kb, "thp_scan_split_partial");
+	sp0 = STAT(self->pmd_kb, "thp_split_scan_partial");
 	sd0 = STAT(self->pmd_kb, "split_deferred");
 	pm0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
-	to0 = STAT(half_kb, "thp_scan_split_to");
+	to0 = STAT(half_kb, "thp_split_scan_to_mthp");
 	expect_decided(_metadata, heads, nr, "keep_used");
 	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
 	EXPECT_EQ(pm0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
@@ -1315,9 +1315,9 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 
 	ASSERT_EQ(0, munmap(p, nr * self->pmd));
 	t = wait_split(heads, nr, "split_partially_mapped");
-	EXPECT_EQ(nr, STAT(self->pmd_kb, "thp_scan_split_partial") - sp0) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, STAT(self->pmd_kb, "thp_split_scan_partial") - sp0) TH_LOG("after %d s", t);
 	EXPECT_EQ(nr, STAT(self->pmd_kb, "split_deferred") - sd0);
-	EXPECT_EQ(nr, STAT(half_kb, "thp_scan_split_to") - to0);
+	EXPECT_EQ(nr, STAT(half_kb, "thp_split_scan_to_mthp") - to0);
 	/* The unmapped halves are freed, every page of them (kpagecgroup). */
 	EXPECT_EQ(0, charged_anon(gone, nr * half, cgroup_ino(CG_T), true))
 		TH_LOG("of %zu unmapped pages", nr * half);
@@ -1370,7 +1370,7 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	fill(p, 0, nr * per, self->psz, per, one_page);
 	ASSERT_EQ(nr, whole_folios(p, nr, per));
 	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
-	km0 = STAT(self->pmd_kb, "thp_scan_keep_mlocked");
+	km0 = STAT(self->pmd_kb, "thp_split_scan_keep_mlocked");
 	full0 = counter(_metadata, KHUGEPAGED "full_scans", NULL);
 	ASSERT_EQ(0, clear_trace());
 
@@ -1387,7 +1387,7 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	ksft_print_msg("%ld looks at %zu mlocked THPs in %ld s\n", looks, nr, secs);
 	EXPECT_GE(secs, 20) TH_LOG("after %d s", t);
 	/* A system-wide counter: it counts these looks at least. */
-	EXPECT_GE(STAT(self->pmd_kb, "thp_scan_keep_mlocked") - km0, looks);
+	EXPECT_GE(STAT(self->pmd_kb, "thp_split_scan_keep_mlocked") - km0, looks);
 	/* khugepaged passed over them. */
 	EXPECT_GT(counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
 	/*
@@ -1466,9 +1466,9 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	page_data(want, self->psz, 7);
 	EXPECT_EQ(0, memcmp(buf, want, self->psz));
 
-	kp0 = STAT(self->pmd_kb, "thp_scan_keep_pinned");
-	kpv0 = VMSTAT("thp_scan_keep_pinned");
-	su0 = STAT(self->pmd_kb, "thp_scan_split_underused");
+	kp0 = STAT(self->pmd_kb, "thp_split_scan_keep_pinned");
+	kpv0 = VMSTAT("thp_split_scan_keep_pinned");
+	su0 = STAT(self->pmd_kb, "thp_split_scan_underused");
 	ASSERT_EQ(0, clear_trace());
 	/* Four looks at the test's own THP, by its pfn. */
 	t = WAIT_FOR(events(&pinned) >= 4);
@@ -1493,15 +1493,15 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	 * (kthpscand may have looked again since).  Not split: no split
 	 * event on its pfn, still one whole THP.
 	 */
-	EXPECT_LE(looks, STAT(self->pmd_kb, "thp_scan_keep_pinned") - kp0);
-	EXPECT_LE(looks, VMSTAT("thp_scan_keep_pinned") - kpv0);
+	EXPECT_LE(looks, STAT(self->pmd_kb, "thp_split_scan_keep_pinned") - kp0);
+	EXPECT_LE(looks, VMSTAT("thp_split_scan_keep_pinned") - kpv0);
 	EXPECT_EQ(0, events(&any_split));
 	EXPECT_EQ(1, whole_folios(p, 1, per));
 	EXPECT_EQ((long)self->pmd_kb, smaps_kb(p, "AnonHugePages:"));
 
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_STOP));
 	t = wait_split(&head, 1, "split_underused");
-	EXPECT_LE(1, STAT(self->pmd_kb, "thp_scan_split_underused") - su0) TH_LOG("after %d s", t);
+	EXPECT_LE(1, STAT(self->pmd_kb, "thp_split_scan_underused") - su0) TH_LOG("after %d s", t);
 	EXPECT_EQ(1, events(&f));
 	EXPECT_EQ(1, events(&any_split));
 	EXPECT_EQ((long)(self->psz >> 10), smaps_kb(p, "Rss:"));

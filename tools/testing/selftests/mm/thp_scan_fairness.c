@@ -187,18 +187,18 @@ TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 	ASSERT_EQ(0, start_child(&self->z, CG_A, 32, false, &self->child[0]));
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
 	/* A is scanned, round after round. */
-	dense0 = vm_counter(_metadata, "thp_scan_scanned");
-	ASSERT_TRUE(POLL(keyed("/proc/vmstat", "thp_scan_scanned") - dense0 >= 64, 30));
+	dense0 = vm_counter(_metadata, "thp_split_scan_scanned");
+	ASSERT_TRUE(POLL(keyed("/proc/vmstat", "thp_split_scan_scanned") - dense0 >= 64, 30));
 
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
-	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
 	ASSERT_EQ(0, clear_trace());
 	ASSERT_EQ(0, start_child(&self->z, CG_B, 4, true, &self->child[1]));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >= 4 ||
-			 keyed("/proc/vmstat", "thp_scan_rounds") - rounds0 > 16, 60));
-	EXPECT_EQ(4, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0)
-		TH_LOG("after %ld rounds", vm_counter(_metadata, "thp_scan_rounds") - rounds0);
-	EXPECT_LE(vm_counter(_metadata, "thp_scan_rounds") - rounds0, 16);
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 4 ||
+			 keyed("/proc/vmstat", "thp_split_scan_rounds") - rounds0 > 16, 60));
+	EXPECT_EQ(4, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0)
+		TH_LOG("after %ld rounds", vm_counter(_metadata, "thp_split_scan_rounds") - rounds0);
+	EXPECT_LE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 16);
 	/* A's THPs were judged all along (four a turn), and kept. */
 	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
 	EXPECT_GE(c.decisions, 4);
@@ -286,8 +286,8 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	ASSERT_EQ(1, count_thps(m, 1, mkb * 1024));
 	ASSERT_EQ(0, put(path, "never"));
 	ASSERT_EQ(0, pagemap_pfns(m, 1, &mpfn));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
-	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
 	p = sparse_thps(&self->z, nr);
 	ASSERT_EQ(0, bind_node(-1));
 	ASSERT_NE(NULL, p);
@@ -301,16 +301,16 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
 	t_due = now_s();
 
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0 >=
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >=
 			 (long)nr, 90));
 	t_split = now_s();
 	EXPECT_TRUE(POLL((count_trace(morder, "keep_used", self->kpid, &c),
 			  c.decisions >= 1), 30));
-	rounds = vm_counter(_metadata, "thp_scan_rounds") - rounds0;
+	rounds = vm_counter(_metadata, "thp_split_scan_rounds") - rounds0;
 	TH_LOG("THPs made in %.1f s, %ld split %.1f s after due, the mTHP judged %.1f s after",
-	       t_made - t0, size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0,
+	       t_made - t0, size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0,
 	       t_split - t_due, now_s() - t_split);
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - split0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
 	/*
 	 * The first round comes when the minimum age is lowered; then
 	 * about three splits a round, each round unfinished, so busy.
@@ -371,12 +371,12 @@ TEST_F_TIMEOUT(fair, partial_ends_timed_sleep, 60)
 	wait_kthpscand_idle(_metadata, self->kpid);
 	EXPECT_EQ('S', task_state(self->kpid));
 
-	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial");
+	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
 	ASSERT_EQ(0, madvise(p + self->z.pmd / 2, self->z.pmd / 2, MADV_DONTNEED));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_partial") - split0 >= 1, 30));
-	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial") - split0);
-	EXPECT_LE(vm_counter(_metadata, "thp_scan_rounds") - rounds0, 3);
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_partial") - split0 >= 1, 30));
+	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - split0);
+	EXPECT_LE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 3);
 	count_trace(self->z.order_pmd, "keep_used", 0, &c);
 	EXPECT_EQ(0, c.decisions) TH_LOG("the dense THP, not due, was judged");
 	/* Half mapped: the mapped half stays huge, a 1M THP (4K pages). */

@@ -232,7 +232,7 @@ TEST_F_TIMEOUT(hazards, memcg_removed_with_queued_thps, 120)
 	ASSERT_TRUE(!mkdir(CG_H, 0755) || errno == EEXIST);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	self->child = fork();
 	ASSERT_GE(self->child, 0);
 	if (!self->child) {
@@ -261,13 +261,13 @@ TEST_F_TIMEOUT(hazards, memcg_removed_with_queued_thps, 120)
 	/* Removed with its charges: the memcg is offline, its queue stays. */
 	ASSERT_EQ(0, rmdir(CG_H)) TH_LOG("rmdir: %s", strerror(errno));
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") -
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") -
 			 split0 >= NR_THPS, WAIT_SECS));
 	TH_LOG("%ld of %d split; scanned %ld, queued %ld, rounds %ld",
-	       size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0, NR_THPS,
-	       size_stat(self->z.pmd_kb, "thp_scan_scanned"),
-	       size_stat(self->z.pmd_kb, "thp_scan_queued"),
-	       keyed("/proc/vmstat", "thp_scan_rounds"));
+	       size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0, NR_THPS,
+	       size_stat(self->z.pmd_kb, "thp_split_scan_scanned"),
+	       size_stat(self->z.pmd_kb, "thp_split_scan_queued"),
+	       keyed("/proc/vmstat", "thp_split_scan_rounds"));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
 	self->child = 0;
@@ -348,7 +348,7 @@ static bool sparse_thps_split(struct __test_metadata *_metadata,
 	ok = POLL(pfns_seen(&f) == NR_THPS, WAIT_SECS);
 	TH_LOG("%zu of %d sparse THPs split (%ld in the system), %ld whole THPs left",
 	       pfns_seen(&f), NR_THPS,
-	       size_stat(z->pmd_kb, "thp_scan_split_underused") - split0,
+	       size_stat(z->pmd_kb, "thp_split_scan_underused") - split0,
 	       count_thps(p, NR_THPS, z->pmd));
 	return ok && !count_thps(p, NR_THPS, z->pmd);
 }
@@ -429,7 +429,7 @@ TEST_F_TIMEOUT(hazards, uffd_wp_kept_by_split, 120)
 	p = sparse_thps(&self->z, NR_THPS);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 
 	reg.range.start = (uintptr_t)p;
 	reg.range.len = len;
@@ -497,7 +497,7 @@ TEST_F_TIMEOUT(hazards, soft_dirty_kept_by_split, 120)
 	p = sparse_thps(&self->z, NR_THPS);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	/* Clean, then written again: THPs 0-3 soft-dirty, 4-7 clean. */
 	ASSERT_EQ(0, put("/proc/self/clear_refs", "4"));
 	for (i = 0; i < NR_THPS / 2; i++)
@@ -598,7 +598,7 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 		small[i * psz] = 1;	/* a page of its own, then zero-filled */
 		small[i * psz] = 0;
 	}
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	splits0 = vm_counter(_metadata, "thp_split_page");
 	ASSERT_EQ(0, madvise(p, KSM_THPS * self->z.pmd, MADV_MERGEABLE));
 	ASSERT_EQ(0, madvise(small, KSM_SMALL * psz, MADV_MERGEABLE));
@@ -625,7 +625,7 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 	zero = zero_mapped(p, nr);
 	kzero = keyed("/proc/self/ksm_stat", "ksm_zero_pages");
 	merging = get_long("/proc/self/ksm_merging_pages");
-	by_scan = size_stat(self->z.pmd_kb, "thp_scan_split_underused") - split0;
+	by_scan = size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0;
 	TH_LOG("%ld zero subpages on the zero page (want %ld); THPs split: %ld, %ld by kthpscand",
 	       zero, want_zero, vm_counter(_metadata, "thp_split_page") - splits0, by_scan);
 	TH_LOG("KSM: %ld zero pages (want %d), %ld pages merged in this process (want %d)",

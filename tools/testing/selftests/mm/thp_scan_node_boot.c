@@ -68,8 +68,8 @@ FIXTURE_TEARDOWN(node)
 TEST_F_TIMEOUT(node, kthpscand_splits, 120)
 {
 	const size_t nr = 4, per = self->z.per;
-	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
-	long partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial");
+	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
 	struct trace_count c;
 	char *sparse, *half;
 	long bad;
@@ -81,13 +81,13 @@ TEST_F_TIMEOUT(node, kthpscand_splits, 120)
 	half = half_mapped_thps(&self->z, nr);
 	ASSERT_NE(NULL, half);
 	/* Due in 1 s (the partially mapped at once), one round: 6 s for TCG. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_underused") - under0 >= (long)nr,
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - under0 >= (long)nr,
 			 6));
 	EXPECT_EQ(0, smaps_kb(sparse, "AnonHugePages:"));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_scan_split_partial") - partial0 >= (long)nr,
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_partial") - partial0 >= (long)nr,
 			 6));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - under0);
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_partial") - partial0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - under0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - partial0);
 	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(nr, c.splits);
 	count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
@@ -108,7 +108,7 @@ TEST_F_TIMEOUT(node, kthpscand_splits, 120)
 TEST_F_TIMEOUT(node, shrinker_splits, 120)
 {
 	const size_t nr = 4, per = self->z.per;
-	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused");
+	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	struct trace_count c;
 	char *p;
 	long bad;
@@ -119,7 +119,7 @@ TEST_F_TIMEOUT(node, shrinker_splits, 120)
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 	EXPECT_TRUE(POLL(!put("/proc/sys/vm/drop_caches", "2") &&
 			 smaps_kb(p, "AnonHugePages:") == 0, 5));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_scan_split_underused") - under0);
+	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - under0);
 	count_trace(self->z.order_pmd, "split_underused", getpid(), &c);
 	EXPECT_EQ(nr, c.splits);
 	EXPECT_EQ(self->z.per * 90 / 100 + 2, c.scanned);

@@ -69,8 +69,8 @@ FIXTURE_TEARDOWN(split)
 TEST_F_TIMEOUT(split, sparse_pmd_thps, 90)
 {
 	const size_t nr = 32, per = self->z.per;
-	long split0 = vm_counter(_metadata, "thp_scan_split_underused");
-	long size0 = must_stat(_metadata, self->pmd_kb, "thp_scan_split_underused");
+	long split0 = vm_counter(_metadata, "thp_split_scan_underused");
+	long size0 = must_stat(_metadata, self->pmd_kb, "thp_split_scan_underused");
 	long cpu0 = must_long(_metadata, THP_SCAN "cpu_time_ms");
 	long mem_full, mem_after, cpu1, bad, secs;
 	unsigned long heads[32];
@@ -109,8 +109,8 @@ TEST_F_TIMEOUT(split, sparse_pmd_thps, 90)
 	EXPECT_LE(mem_after, mem_full - (long)(nr * (self->pmd - self->psz)) + memcg_slack())
 		TH_LOG("memory.current %ld -> %ld", mem_full, mem_after);
 	/* System-wide counters: they count these splits at least. */
-	EXPECT_GE(vm_counter(_metadata, "thp_scan_split_underused") - split0, (long)nr);
-	EXPECT_GE(must_stat(_metadata, self->pmd_kb, "thp_scan_split_underused") - size0,
+	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_underused") - split0, (long)nr);
+	EXPECT_GE(must_stat(_metadata, self->pmd_kb, "thp_split_scan_underused") - size0,
 		  (long)nr);
 
 	/*
@@ -206,7 +206,7 @@ TEST_F_TIMEOUT(split, sparse_64k_mthps, 120)
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
 	ASSERT_EQ(0, put(THP "enabled", "never"));
 	ASSERT_EQ(0, put(path, "madvise"));
-	split0 = must_stat(_metadata, kb, "thp_scan_split_underused");
+	split0 = must_stat(_metadata, kb, "thp_split_scan_underused");
 	p = map_aligned(nr * sz, self->pmd);
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, madvise(p, nr * sz, MADV_HUGEPAGE));
@@ -225,7 +225,7 @@ TEST_F_TIMEOUT(split, sparse_64k_mthps, 120)
 	/* Each split once, by kthpscand, and by nothing else. */
 	EXPECT_EQ(nr, events(&splits));
 	EXPECT_EQ(nr, events(&any_split));
-	EXPECT_GE(must_stat(_metadata, kb, "thp_scan_split_underused") - split0, (long)nr);
+	EXPECT_GE(must_stat(_metadata, kb, "thp_split_scan_underused") - split0, (long)nr);
 	/*
 	 * One page of 16 written: with the limit at 14 zero pages, the scan
 	 * only knows at the last page.  Every decision on these folios.
@@ -305,8 +305,8 @@ TEST_F_TIMEOUT(split, used_then_zeroed, 60)
 TEST_F_TIMEOUT(split, partially_mapped, 120)
 {
 	const size_t nr = 8, per = self->z.per;
-	long split0 = must_stat(_metadata, self->pmd_kb, "thp_scan_split_partial");
-	long vm0 = vm_counter(_metadata, "thp_scan_split_partial");
+	long split0 = must_stat(_metadata, self->pmd_kb, "thp_split_scan_partial");
+	long vm0 = vm_counter(_metadata, "thp_split_scan_partial");
 	long pm0 = must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped");
 	long mem_full, mem_after, bad, secs;
 	unsigned long heads[8];
@@ -346,8 +346,8 @@ TEST_F_TIMEOUT(split, partially_mapped, 120)
 	EXPECT_EQ(nr, events(&splits));
 	EXPECT_EQ(nr, events(&any_split));
 	/* System-wide counters: they count these splits at least. */
-	EXPECT_GE(must_stat(_metadata, self->pmd_kb, "thp_scan_split_partial") - split0, (long)nr);
-	EXPECT_GE(vm_counter(_metadata, "thp_scan_split_partial") - vm0, (long)nr);
+	EXPECT_GE(must_stat(_metadata, self->pmd_kb, "thp_split_scan_partial") - split0, (long)nr);
+	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_partial") - vm0, (long)nr);
 	/* Split off its queue, each THP stops being counted. */
 	EXPECT_EQ(pm0, must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped"));
 	mem_after = must_long(_metadata, CG_T "memory.current");
@@ -381,10 +381,10 @@ TEST_F_TIMEOUT(split, sleeps_when_nothing_due, 120)
 		fill_page(p, i, self->psz);
 	/* The round the knob write started, if it has not ended yet. */
 	wait_kthpscand_idle(_metadata, self->kpid);
-	rounds0 = vm_counter(_metadata, "thp_scan_rounds");
+	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
 	cpu0 = must_long(_metadata, THP_SCAN "cpu_time_ms");
 	sleep(3);
-	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_scan_rounds"));
+	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_split_scan_rounds"));
 	EXPECT_EQ(cpu0, must_long(_metadata, THP_SCAN "cpu_time_ms"));
 	EXPECT_EQ('S', task_state(self->kpid));
 	EXPECT_TRUE(check_huge_anon(p, nr, self->pmd));

@@ -645,8 +645,8 @@ static void kmemleak_check(struct __test_metadata *_metadata)
 /* The sum of thp_scan's split counters over every size. */
 static long splits(const struct thp_sizes *z)
 {
-	static const char * const names[] = { "thp_scan_split_underused",
-		"thp_scan_split_partial", "thp_scan_swapout_split" };
+	static const char * const names[] = { "thp_split_scan_underused",
+		"thp_split_scan_partial", "thp_split_scan_swapout" };
 	long sum = 0, n;
 	unsigned int i;
 	int order;

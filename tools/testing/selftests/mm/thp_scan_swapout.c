@@ -146,10 +146,10 @@ static void read_counts(struct __test_metadata *_metadata,
 {
 	c->pswpout = vm_counter(_metadata, "pswpout");
 	c->thp_swpout = vm_counter(_metadata, "thp_swpout");
-	c->split = vm_counter(_metadata, "thp_scan_swapout_split");
-	c->freed = vm_counter(_metadata, "thp_scan_swapout_freed");
-	c->pmd_split = must_stat(_metadata, z->pmd_kb, "thp_scan_swapout_split");
-	c->m_split = must_stat(_metadata, MKB, "thp_scan_swapout_split");
+	c->split = vm_counter(_metadata, "thp_split_scan_swapout");
+	c->freed = vm_counter(_metadata, "thp_split_scan_swapout_freed");
+	c->pmd_split = must_stat(_metadata, z->pmd_kb, "thp_split_scan_swapout");
+	c->m_split = must_stat(_metadata, MKB, "thp_split_scan_swapout");
 	c->pmd_swpout = must_stat(_metadata, z->pmd_kb, "swpout");
 	c->m_swpout = must_stat(_metadata, MKB, "swpout");
 }
@@ -310,7 +310,7 @@ static long swapped_pages(const char *p, size_t nr, size_t psz)
  * split.  64 pages with data, in a range without THPs, paged out: every
  * one is swapped out (pagemap), thp_scan looked at none of them (no
  * thp_scan_swapout event at their pfns) and freed none
- * (thp_scan_swapout_freed, which nothing else of the guest moves while
+ * (thp_split_scan_swapout_freed, which nothing else of the guest moves while
  * this test runs), and every byte reads back.
  */
 TEST_F_TIMEOUT(swapout, order0_untouched, 60)
@@ -332,10 +332,10 @@ TEST_F_TIMEOUT(swapout, order0_untouched, 60)
 	for (i = 0; i < nr; i++)
 		ASSERT_NE(0, pfns[i]) TH_LOG("page %zu not present", i);
 	ASSERT_EQ(0, clear_trace());
-	freed0 = vm_counter(_metadata, "thp_scan_swapout_freed");
+	freed0 = vm_counter(_metadata, "thp_split_scan_swapout_freed");
 	ASSERT_EQ(0, madvise(p, len, MADV_PAGEOUT));
 	EXPECT_EQ((long)nr, swapped_pages(p, nr, self->z.psz));
-	EXPECT_EQ(freed0, vm_counter(_metadata, "thp_scan_swapout_freed"));
+	EXPECT_EQ(freed0, vm_counter(_metadata, "thp_split_scan_swapout_freed"));
 	f = fopen(TRACE "trace", "r");
 	ASSERT_NE(NULL, f);
 	while (fgets(line, sizeof(line), f)) {

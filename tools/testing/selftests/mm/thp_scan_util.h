@@ -1246,19 +1246,19 @@ static inline void thp_scan_teardown(void)
 
 /*
  * Wait until kthpscand is between rounds for good: asleep (S) and
- * thp_scan_rounds the same over two polls 200 ms apart, for up to 5 s
+ * thp_split_scan_rounds the same over two polls 200 ms apart, for up to 5 s
  * (a round of a few THPs takes milliseconds).
  * Only meaningful when nothing can start a round: thp_scan off, or every
  * queued folio younger than the minimum age and the sleep longer.
  */
 static inline void wait_kthpscand_idle(struct __test_metadata *_metadata, int pid)
 {
-	long rounds = vm_counter(_metadata, "thp_scan_rounds"), now;
+	long rounds = vm_counter(_metadata, "thp_split_scan_rounds"), now;
 	int i, still = 0;
 
 	for (i = 0; i < 25 && still < 2; i++) {
 		usleep(200000);
-		now = vm_counter(_metadata, "thp_scan_rounds");
+		now = vm_counter(_metadata, "thp_split_scan_rounds");
 		still = now == rounds && task_state(pid) == 'S' ? still + 1 : 0;
 		rounds = now;
 	}

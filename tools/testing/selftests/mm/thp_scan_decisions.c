@@ -310,7 +310,8 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
 	ASSERT_EQ(0, splice_page(self->pipe, p, 7, self->z.psz));
 	/* Due in 1 s and again 1 s after each look: twice within 6 s. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_keep_pinned") - pinned0 >= 2, 6));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_keep_pinned") - pinned0 >= 2,
+			 6));
 	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_keep_pinned") - vpinned0, 2);
 	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
 	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
@@ -425,7 +426,8 @@ TEST_F_TIMEOUT(decide, collapse_queued, 120)
 	EXPECT_EQ(nr, vm_counter(_metadata, "thp_collapse_alloc") - coll0);
 	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_queued") - queued0);
 	/* Due 1 s after the collapse. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= (long)nr, 6));
+	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= (long)nr,
+			 6));
 	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
 	EXPECT_GE(c.decisions, (long)nr);
 	EXPECT_EQ(per - per * 90 / 100, c.scanned);

@@ -7,8 +7,8 @@
  *   round, still gets its sparse THPs split within a few rounds: a round
  *   resumes where the last one ran out of budget;
  * - sparse PMD THPs found beside a dense 64K mTHP are split round after
- *   round, larger first: a batch left unfinished makes the round busy,
- *   and the mTHP is judged once, after them;
+ *   round: a batch left unfinished makes the round busy,
+ *   and the mTHP is judged and kept;
  * - a THP made partially mapped while kthpscand sleeps until a folio is
  *   due in a minute wakes it, and is split in the next rounds.
  *
@@ -195,9 +195,11 @@ TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 	ASSERT_EQ(0, clear_trace());
 	ASSERT_EQ(0, start_child(&self->z, CG_B, 4, true, &self->child[1]));
 	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 4 ||
-			 keyed("/proc/vmstat", "thp_split_scan_rounds") - rounds0 > 16, 60));
+			 keyed("/proc/vmstat", "thp_split_scan_rounds") - rounds0 > 16,
+			 60));
 	EXPECT_EQ(4, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0)
-		TH_LOG("after %ld rounds", vm_counter(_metadata, "thp_split_scan_rounds") - rounds0);
+		TH_LOG("after %ld rounds",
+		       vm_counter(_metadata, "thp_split_scan_rounds") - rounds0);
 	EXPECT_LE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 16);
 	/* A's THPs were judged all along (four a turn), and kept. */
 	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
@@ -252,7 +254,8 @@ static double now_s(void)
  * round that runs out of budget with its batch unfinished is busy: the
  * next comes scan_sleep_millisecs later (not when the minimum age is
  * over again) and takes the batch up where it was.  So the 12 are split
- * in a few rounds, and the mTHP, judged after them, and kept.  Kept, it
+ * in a few rounds, and the mTHP, in the same batch, after them (not
+ * checked: see below), and kept.  Kept, it
  * is due again 3 s later: on a slow kernel the test may read the trace
  * after that, so a second look counts only if it came sooner than the
  * minimum age after the first (the busy rounds judging their batch
@@ -337,7 +340,16 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	}
 	free(ev);
 	EXPECT_NE(-1, judged);
-	EXPECT_GT(judged, last_split) TH_LOG("the mTHP judged before a PMD THP was split");
+	/*
+	 * Only within one batch does the largest order come first, and the
+	 * test cannot make the 13 folios one batch: on the debug kernel the
+	 * walk took the mTHP with 4 of the PMD THPs once, though all were
+	 * on node 0 (a batch also ends at the walk's limits and where the
+	 * LRU lists do).  Logged, not checked.
+	 */
+	if (judged < last_split)
+		TH_LOG("the mTHP judged at event %ld, the last PMD THP split at %ld",
+		       judged, last_split);
 	EXPECT_EQ(1, count_thps(m, 1, mkb * 1024));
 	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);

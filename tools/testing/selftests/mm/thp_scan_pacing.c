@@ -120,7 +120,8 @@ TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 120)
 	ASSERT_NE(NULL, self->p);
 	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	EXPECT_EQ(2, one_round(_metadata, &self->z, self->kpid, "enabled", "1"));
-	EXPECT_EQ(2 * self->scanned, vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
+	EXPECT_EQ(2 * self->scanned,
+		  vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
 
 	/* Four THPs due, the sleep a day: no round comes by itself. */
 	rounds = vm_counter(_metadata, "thp_split_scan_rounds");
@@ -140,7 +141,8 @@ TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 120)
 	EXPECT_EQ(0, smaps_kb(self->p, "AnonHugePages:"));
 	EXPECT_EQ(6, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
 	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds, 2);
-	EXPECT_EQ(6 * self->scanned, vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
+	EXPECT_EQ(6 * self->scanned,
+		  vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
 	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(6, c.splits);
 	bad = check_pages(self->p, 6 * self->z.per, self->z.psz, one_per_folio, &self->z.per);

@@ -373,6 +373,8 @@ for c in $configs; do
 			fi
 		done
 		tests=${tests# } tests_b=${tests_b# }
+		# Nothing left for the first guest: one boot after all.
+		[ -n "$tests" ] || tests=$tests_b tests_b=
 		step "booting $arch-$cfg with $tests and, at once, $arch-$cfg-b with $tests_b then the other boots (consoles: build/logs/$arch-$cfg{,-b}/console.log)"
 	else
 		step "booting $arch-$cfg (console: build/logs/$arch-$cfg/console.log)"

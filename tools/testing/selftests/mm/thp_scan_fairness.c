@@ -319,7 +319,7 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	 * about three splits a round, each round unfinished, so busy.
 	 */
 	EXPECT_LE(rounds, 3 + (long)nr) TH_LOG("%ld rounds", rounds);
-	/* The mTHP: judged first after every PMD THP was split. */
+	/* The mTHP: judged, kept, and not again sooner than min_age. */
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
 		if (ev[j].pid != self->kpid)

@@ -142,23 +142,15 @@ static long fact_stat(struct __test_metadata *_metadata, unsigned long kb,
 #define STAT(kb, name) fact_stat(_metadata, kb, name)
 #define MEMCG() counter(_metadata, CG_T "memory.current", NULL)
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Poll @cond every 200 ms until it holds, WAIT_SECS at the most; the
  * value is the seconds waited.
  */
 #define WAIT_FOR(cond) ({					\
-	double __start = now();					\
-	while (!(cond) && now() - __start < WAIT_SECS)		\
+	double __start = mono_s();					\
+	while (!(cond) && mono_s() - __start < WAIT_SECS)		\
 		usleep(200000);					\
-	(int)(now() - __start);					\
+	(int)(mono_s() - __start);					\
 })
 
 /*
@@ -1379,11 +1371,11 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	 * THPs are on the unevictable list, which thp_scan does not walk;
 	 * one that mlock had not moved there yet is kept as mlocked.
 	 */
-	start = now();
-	t = WAIT_FOR(now() - start >= 20 &&
+	start = mono_s();
+	t = WAIT_FOR(mono_s() - start >= 20 &&
 		     counter(_metadata, KHUGEPAGED "full_scans", NULL) > full0);
 	looks = events(&kept);
-	secs = now() - start;
+	secs = mono_s() - start;
 	ksft_print_msg("%ld looks at %zu mlocked THPs in %ld s\n", looks, nr, secs);
 	EXPECT_GE(secs, 20) TH_LOG("after %d s", t);
 	/* A system-wide counter: it counts these looks at least. */

@@ -56,14 +56,6 @@ FIXTURE_TEARDOWN(lru)
 	thp_scan_teardown();
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The head pfn of each of the @nr folios of @size bytes at @p. */
 static int folio_pfns(const char *p, size_t nr, size_t size, unsigned long *pfns)
 {
@@ -102,7 +94,7 @@ TEST_F_TIMEOUT(lru, young_freed_never_seen, 60)
 	ASSERT_EQ(0, put(THP "hugepages-64kB/enabled", "always"));
 	ASSERT_EQ(0, clear_trace());
 
-	made = mono_now();
+	made = mono_s();
 	c = sparse_thps(&self->z, nr_ctl);
 	pmd = sparse_thps(&self->z, nr_pmd);
 	m = map_aligned(nr_64k * 64 * 1024, 64 * 1024);
@@ -118,7 +110,7 @@ TEST_F_TIMEOUT(lru, young_freed_never_seen, 60)
 	ASSERT_EQ(0, folio_pfns(m, nr_64k, 64 * 1024, pfns + nr_pmd));
 	ASSERT_EQ(0, folio_pfns(c, nr_ctl, self->z.pmd, ctl));
 	usleep(500000);
-	ASSERT_LT(mono_now() - made, min_age) TH_LOG("too slow to free them young");
+	ASSERT_LT(mono_s() - made, min_age) TH_LOG("too slow to free them young");
 	munmap(pmd, nr_pmd * self->z.pmd);
 	munmap(m, nr_64k * 64 * 1024);
 

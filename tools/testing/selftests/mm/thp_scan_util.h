@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -121,16 +122,27 @@ static inline long size_stat(unsigned long kb, const char *name)
 	return get_long(path);
 }
 
+/* CLOCK_MONOTONIC, in seconds. */
+static inline double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * Poll @cond every 100 ms for up to @secs seconds; true as soon as it
  * holds.  The bound is what a test states as the most the kernel may
- * take, not a measurement.
+ * take, not a measurement.  It is a deadline on the clock, not a number
+ * of polls: a condition that takes long to evaluate (a large trace read
+ * and parsed each time) does not stretch it.
  */
 #define POLL(cond, secs) ({					\
-	long __polls = (long)(secs) * 10;			\
+	double __end = mono_s() + (secs);			\
 	bool __ok;						\
 								\
-	while (!(__ok = (cond)) && __polls-- > 0)		\
+	while (!(__ok = (cond)) && mono_s() < __end)		\
 		usleep(100000);					\
 	__ok;							\
 })

@@ -233,29 +233,32 @@ static int page_node(void *p)
 /* Seconds on CLOCK_MONOTONIC, for the log of how long each step took. */
 /*
  * A dense 64K mTHP, then 12 sparse PMD THPs, all due together (made with
- * a minimum age of 10 min, lowered to 3 s once the last of them is 3 s
+ * a minimum age of 10 min, lowered to 6 s once the last of them is 7 s
  * old: on the debug kernel making them took more than 3 s, and the mTHP
- * came due alone), and a round's budget of about three sparse THPs (978
- * units each: the folio, 462 subpages scanned, a walk of one PMD, the
- * split of 512).  kthpscand collects them in one batch and judges a
- * batch from the largest order down: the PMD THPs first.  A batch is one
- * lruvec's (memcg and node), so all are made on node 0: made by a task
- * that the guest moved to the other node's CPU half way, they would be
- * two batches, and the mTHP's could come before the other node's PMD
- * THPs (made so on purpose, the mTHP on node 1, the test fails).  A
- * round that runs out of budget with its batch unfinished is busy: the
- * next comes scan_sleep_millisecs (100 ms) later, not when the minimum
- * age is over again, and takes the batch up where it was.  So the 12
- * are split in a few rounds close together: no two splits of them are a
- * minimum age (3 s) apart, which a round that slept until the next
- * folio came due would make them (made so on purpose, thp_scan_round()
- * saying "not busy" with its batch unfinished, the test fails).  The
- * splits and the looks are the trace's, of the test's own folios (their
- * pfns).  The mTHP, in the same batch, comes after them (not checked:
- * see below), and is kept.  Kept, it is due again 3 s later: on a slow
- * kernel the test may read the trace after that, so a second look
- * counts only if it came sooner than the minimum age after the first
- * (the busy rounds judging their batch again).
+ * came due alone), a dense PMD THP made last on node 1, not due until
+ * 6 s later, and a round's budget of about three sparse THPs (978 units each: the
+ * folio, 462 subpages scanned, a walk of one PMD, the split of 512).
+ * kthpscand collects the 13 in one batch and judges a batch from the
+ * largest order down: the PMD THPs first.  A batch is one lruvec's (memcg
+ * and node), so all are made on node 0: made by a task that the guest
+ * moved to the other node's CPU half way, they would be two batches, and
+ * the mTHP's could come before the other node's PMD THPs (made so on
+ * purpose, the mTHP on node 1, the test fails).  A round that runs out
+ * of budget with its batch unfinished is busy: the next comes
+ * scan_sleep_millisecs (100 ms) later, and takes the batch up where it
+ * was.  Were it not busy, kthpscand would sleep until the next folio it
+ * knows of comes due: the young dense THP, 6 s after it was made, once
+ * a round has walked node 1's lruvec before it ran out of budget on node
+ * 0's (rounds take the lruvecs in turn; on node 0 the young THP, the
+ * newest, would come after the batch and never be seen first).  Made so
+ * on purpose, thp_scan_round() saying "not busy" whatever is left, the
+ * test fails.  So no two splits of the 12 are half a minimum age (3 s)
+ * apart.  The splits and the looks are the trace's, of the test's own
+ * folios (their pfns).  The mTHP, in the same batch, comes after them
+ * (not checked: see below), and is kept.  Kept, it is due again 6 s
+ * later: on a slow kernel the test may read the trace after that, so a
+ * second look counts only if it came sooner than the minimum age after
+ * the first (the busy rounds judging their batch again).
  */
 TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 {
@@ -265,7 +268,7 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	long bad, j, n, last_split = -1, judged = -1;
 	struct thp_scan_event *ev;
 	struct trace_count c;
-	char path[128], *m, *p;
+	char path[128], *m, *p, *young;
 	size_t i, per = self->z.per, nsplit = 0;
 	unsigned long mpfn, heads[12];
 	double t0 = mono_s(), t_made, t_due, t_split, judged_ts = 0, split_ts = 0;
@@ -295,9 +298,18 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	for (i = 0; i < nr; i++)
 		ASSERT_EQ(0, page_node(p + i * self->z.pmd)) TH_LOG("PMD THP %zu", i);
 	t_made = mono_s();
-	/* All due at once: the last one 3 s old, then the age lowered to 3 s. */
-	sleep(4);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
+	/*
+	 * All due at once: the last one 7 s old, then the age lowered to
+	 * 6 s; the young one made just before.
+	 */
+	sleep(7);
+	ASSERT_EQ(0, bind_node(1));
+	young = dense_thps(&self->z, 1);
+	ASSERT_EQ(0, bind_node(-1));
+	ASSERT_NE(NULL, young);
+	ASSERT_TRUE(check_huge_anon(young, 1, self->z.pmd));
+	ASSERT_EQ(1, page_node(young));
+	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "6000"));
 	t_due = mono_s();
 
 	EXPECT_TRUE(POLL((count_trace_pfns(self->z.order_pmd, "split_underused", self->kpid,
@@ -314,9 +326,9 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 			continue;
 		if (ev[j].split && pfn_in(ev[j].pfn, heads, nr)) {
 			EXPECT_EQ(0, ev[j].ret);
-			/* Busy rounds: never a minimum age between two. */
+			/* Busy rounds: never half a minimum age between two. */
 			if (nsplit)
-				EXPECT_LT(ev[j].ts - split_ts, 2.9)
+				EXPECT_LT(ev[j].ts - split_ts, 3.0)
 					TH_LOG("PMD THP split %zu came %.3f s after the one before",
 					       nsplit, ev[j].ts - split_ts);
 			split_ts = ev[j].ts;
@@ -326,7 +338,7 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 		if (!ev[j].split && ev[j].pfn == mpfn) {
 			/* A jiffy's slack: the kept stamp is in jiffies. */
 			if (judged != -1)
-				EXPECT_GE(ev[j].ts - judged_ts, 2.9)
+				EXPECT_GE(ev[j].ts - judged_ts, 5.9)
 					TH_LOG("the mTHP judged again %.3f s after",
 					       ev[j].ts - judged_ts);
 			EXPECT_STREQ("keep_used", ev[j].decision);
@@ -353,6 +365,7 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);
 	bad = check_pages(m, mper, self->z.psz, every_page, NULL);
 	EXPECT_EQ(-1, bad) TH_LOG("mTHP page %ld differs", bad);
+	munmap(young, self->z.pmd);
 	munmap(p, nr * self->z.pmd);
 	munmap(m, mkb * 1024);
 }

@@ -671,6 +671,84 @@ static inline size_t pfns_seen(const struct ev_filter *f)
 }
 
 /*
+ * For each folio of @per pages whose head is among @f's pfns and that
+ * has no event matching @f: the thp_scan events on any of its pfns, up
+ * to @max of them, into the test's output (what happened to a folio a
+ * test waited for in vain).
+ */
+static inline void log_missing_events(const struct ev_filter *f, size_t per, int max)
+{
+	struct thp_scan_event *ev = NULL;
+	long n = thp_scan_events(&ev), j, overrun = 0;
+	char path[128];
+	size_t i;
+	int cpu;
+
+	/* Events the ring buffer dropped to make room, if any. */
+	for (cpu = 0; cpu < 64; cpu++) {
+		snprintf(path, sizeof(path), TRACE "per_cpu/cpu%d/stats", cpu);
+		if (access(path, F_OK))
+			break;
+		overrun += keyed(path, "overrun:");
+	}
+	ksft_print_msg("%ld thp_scan events in the trace (the first at %.6f), %ld overwritten\n",
+		       n, n > 0 ? ev[0].ts : 0.0, overrun);
+
+	for (i = 0; n >= 0 && i < f->n; i++) {
+		struct ev_filter one = *f;
+		int shown = 0;
+
+		one.pfns = &f->pfns[i];
+		one.n = 1;
+		if (pfns_seen(&one))
+			continue;
+		ksft_print_msg("no matching event for the folio at pfn %#lx; its events:\n",
+			       f->pfns[i]);
+		for (j = 0; j < n && shown < max; j++) {
+			if (ev[j].pfn < f->pfns[i] || ev[j].pfn >= f->pfns[i] + per)
+				continue;
+			ksft_print_msg("  %.6f pid %d %s pfn %#lx order %u %s ret %d new_order %u zero %u mapped %u\n",
+				       ev[j].ts, ev[j].pid, ev[j].split ? "split" : "decision",
+				       ev[j].pfn, ev[j].order, ev[j].decision,
+				       ev[j].ret, ev[j].new_order, ev[j].zero, ev[j].mapped);
+			shown++;
+		}
+		if (!shown)
+			ksft_print_msg("  none\n");
+	}
+	free(ev);
+}
+
+/*
+ * What the @per pages at @p map now, against the folio whose head was
+ * @head: how many are present, how many still at @head's pfns, the first
+ * present one's pfn and /proc/kpageflags word (see
+ * Documentation/admin-guide/mm/pagemap.rst), into the test's output.
+ */
+static inline void log_range(const char *p, size_t per, unsigned long head)
+{
+	unsigned long *pfns = calloc(per, sizeof(*pfns)), first = 0;
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	size_t i, present = 0, same = 0;
+
+	if (pfns && !pagemap_pfns(p, per, pfns)) {
+		for (i = 0; i < per; i++) {
+			if (!pfns[i])
+				continue;
+			if (!present++)
+				first = pfns[i];
+			same += pfns[i] == head + i;
+		}
+		ksft_print_msg("  now: %zu of %zu pages present, %zu at the folio's pfns; the first at pfn %#lx, kpageflags %#llx\n",
+			       present, per, same, first,
+			       kpf >= 0 && first ? (unsigned long long)kpageflags(kpf, first) : 0ULL);
+	}
+	if (kpf >= 0)
+		close(kpf);
+	free(pfns);
+}
+
+/*
  * How many huge_memory:mm_khugepaged_scan_pmd events in the trace ended
  * with @status (e.g. "exceed_new_pte") on a page among the @n pfns at
  * @pfns (the test's own range): khugepaged's verdict on that range.  -1

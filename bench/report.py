@@ -91,6 +91,7 @@ def main():
     ap.add_argument('--patched-config')
     ap.add_argument('--stock-config')
     ap.add_argument('--tree')
+    ap.add_argument('--only', default='', help='the boots a run of some boots (--only) asked for')
     ap.add_argument('--readme', help='a README.md whose benchmark block (between '
                     '<!-- bench:begin --> and <!-- bench:end -->) gets the headline tables')
     a = ap.parse_args()
@@ -137,8 +138,10 @@ def main():
     w('# Benchmark: stock Linux 6.12 against the patched kernel (thp_scan, `defer`, `auto`)')
     w('')
     w('%s run of `%s`, %s UTC, %d min %d s on %d host cores (%s).' % (
-        'Quick' if quick else 'Full', './run bench' + (' --quick' if quick else '') +
-        (' --arm64' if any(n.endswith('-arm64') for n in names) else ''),
+        'Quick' if quick else ('Partial' if a.only else 'Full'),
+        ('bench/run.sh' if a.only else './run bench') + (' --quick' if quick else '') +
+        (' --arm64' if any(n.endswith('-arm64') for n in names) else '') +
+        (' --only "%s"' % a.only if a.only else ''),
         datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M'), a.seconds // 60, a.seconds % 60,
         os.cpu_count(), cpu))
     w('')
@@ -148,8 +151,9 @@ def main():
         info.get('stock', {}).get('release', '?'), debver))
     w('| patched kernel | Linux %s, the same source + this repository\'s %d patches and overlay (commit %s) |' % (
         info.get('patched', {}).get('release', '?'), npatch, head))
-    w('| configs | `allnoconfig` + `configs/base.config` + `configs/x86_64.config` + `configs/bench.config` (`CONFIG_NET`, `CONFIG_UNIX`, `CONFIG_SCHEDSTATS`); stock without `CONFIG_THP_SCAN*` and `CONFIG_THP_AUTO_KUNIT_TEST` (differences: `configs.diff`) |')
-    w('| guest | QEMU TCG, `-icount shift=0,sleep=off -smp 1 -m 1024`; x86_64: `-M pc -cpu max`%s; %s |' % (
+    w('| configs | `allnoconfig` + `configs/base.config` + `configs/x86_64.config` + `configs/bench.config` (`CONFIG_NET`, `CONFIG_UNIX`, `CONFIG_SCHEDSTATS`)%s; stock without `CONFIG_THP_SCAN*` and `CONFIG_THP_AUTO_KUNIT_TEST` (differences: `configs.diff`) |' % (
+        '; the lock boots add `configs/lockstat.config` (`CONFIG_LOCK_STAT`)' if any(n.startswith('locks-') for n in names) else ''))
+    w('| guest | QEMU TCG, `-icount shift=0,sleep=off -smp 1 -m 1024` (the lock boots: `-smp 4`); x86_64: `-M pc -cpu max`%s; %s |' % (
         ', arm64: `-M virt -cpu max` (4 KiB pages), no redis' if any(n.endswith('-arm64') for n in names) else '',
         qemu))
     w('| redis | Debian redis-server / redis-benchmark %s (jemalloc), `--disable-thp no`, unix socket |' % a.redis_version)
@@ -405,6 +409,69 @@ def main():
                 w('| **%s %s − %s %s**%s | %s |' % (x[0], x[1], y[0], y[1], atag, ' | '.join(out)))
         w('')
         mark['idle_end'] = len(md)
+    # --- locks ----------------------------------------------------------------------
+    # Boots locks-KERNEL: "BENCH locks kb=K tag=T procs=P ... folios=F
+    # sq_acq= sq_con= lru_acq= lru_con= zone_acq= zone_con=" per run.
+    lk = {}
+    for k in KERNELS:
+        for kv in lines('locks-' + k, 'locks'):
+            lk[(k, kv.get('tag'), int(kv['kb']))] = kv
+    if lk:
+        mark['locks'] = len(md)
+
+        def per(kv, key):
+            f = num(kv.get('folios'))
+            v = num(kv.get(key))
+            if v is None:
+                return '–'
+            if not f:
+                return '%d' % v
+            return '%.3f' % (v / f)
+
+        w('## 4c. Locks taken at fault and free')
+        w('')
+        w('Kernels with `CONFIG_LOCK_STAT` (`configs/lockstat.config` on top of the bench '
+          'configuration, both kernels), four CPUs (`-smp 4 -icount shift=0`). One '
+          'process faults 64 MiB, one write per 4 KiB, and unmaps it, %s times, under a '
+          'policy that gives folios of that size only; `/proc/lock_stat` is cleared before '
+          'and read after. Acquisitions per folio made: every deferred split queue\'s '
+          '`split_queue_lock` (6.12: per memcg and per node; the series: per lruvec), '
+          '`lru_lock`, the zone lock (order 0: per 4 KiB page). The counts are the machine\'s, kernel threads included. Goal (issue '
+          '"mTHPs cost nothing until they are judged"): at most 0.05 `split_queue_lock` '
+          'acquisitions per mTHP fault and free.' % (
+              next(iter(lk.values())).get('reps', '?')))
+        w('')
+        w('| folios | kernel, thp_scan | folios made | split_queue_lock per folio | lru_lock per folio | zone lock per folio | guest s |')
+        w('|---|---|---|---|---|---|---|')
+        for kb in (2048, 64, 16, 4):
+            for k, tag, label in (('stock', 'none', 'stock 6.12'), ('patched', 'scan-on', 'patched, on'),
+                                  ('patched', 'scan-off', 'patched, `enabled=0`')):
+                kv = lk.get((k, tag, kb))
+                if not kv:
+                    continue
+                w('| %s | %s | %s | %s | %s | %s | %s |' % (
+                    SIZES[kb], label, kv.get('folios'), per(kv, 'sq_acq'), per(kv, 'lru_acq'),
+                    per(kv, 'zone_acq'), kv.get('seconds')))
+        w('')
+        w('Contention: four processes in one memcg, each faulting and unmapping %s MiB '
+          '%s times at once, on four CPUs. Under TCG one host thread runs the four vCPUs '
+          'in turn, so a lock holder preempted by the round robin is what makes another '
+          'CPU wait: the counts compare the kernels, they do not predict a real machine\'s.' % (
+              next((kv.get('mib') for (k, t, kb), kv in lk.items() if t == 'contention'), '?'),
+              next(iter(lk.values())).get('reps', '?')))
+        w('')
+        w('| folios | kernel | folios made | guest s | split_queue_lock acquisitions / contentions | lru_lock acquisitions / contentions | zone lock acquisitions / contentions |')
+        w('|---|---|---|---|---|---|---|')
+        for kb in (64, 2048):
+            for k in KERNELS:
+                kv = lk.get((k, 'contention', kb))
+                if not kv:
+                    continue
+                w('| %s | %s | %s | %s | %s / %s | %s / %s | %s / %s |' % (
+                    SIZES[kb], k, kv.get('folios'), kv.get('seconds'), kv.get('sq_acq'), kv.get('sq_con'),
+                    kv.get('lru_acq'), kv.get('lru_con'), kv.get('zone_acq'), kv.get('zone_con')))
+        w('')
+        mark['locks_end'] = len(md)
     # --- scanner cost ----------------------------------------------------------------
     sc_d = [(label, kv) for label, n in mem for kv in lines(n, 'scancost-dense')]
     sc_s = [kv for _, n in mem for kv in lines(n, 'scancost-sparse')]
@@ -602,7 +669,8 @@ def readme(a, md, mark, plots):
              'From the latest full run (%s; every table, the facts of the run and the '
              'other plots: [%s/README.md](%s/README.md)):' % (
                  md[2].split(', ')[1] if len(md) > 2 and ', ' in md[2] else 'see there', rel, rel), '']
-    for a0, a1 in (('redis', 'redis_end'), ('fault', 'fault_end'), ('idle', 'idle_end')):
+    for a0, a1 in (('redis', 'redis_end'), ('fault', 'fault_end'), ('idle', 'idle_end'),
+                   ('locks', 'locks_end')):
         if a0 in mark:
             for l in md[mark[a0]:mark[a1]]:
                 block.append(l.replace('## ', '#### ', 1) if l.startswith('## ') else l)

@@ -16,6 +16,10 @@
 #   fault-{patched,stock}          fault cost per folio size
 #   idle-{patched,stock}           CPU time of an idle machine, with 0 and
 #                                  2000 empty memcgs, thp_scan off and on
+#   locks-{patched,stock}          lock acquisitions and contentions of the
+#                                  fault and free paths, on kernels with
+#                                  CONFIG_LOCK_STAT (x86_64-bench+lockstat,
+#                                  configs/lockstat.config), four CPUs
 #   {patched,stock}-POLICY         the memory workloads under POLICY
 #                                  (patched: never madvise always defer
 #                                  auto; stock: never madvise always)
@@ -25,7 +29,7 @@
 # installed on an amd64 host).
 # N boots run at once (default 2).  Then bench/report.py writes the
 # table, the plots and the run's facts to bench/results/ (--quick:
-# bench/results/quick/).  Logs: build/logs/bench-*/.
+# bench/results/quick/, --only: bench/results/only/).  Logs: build/logs/bench-*/.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -40,14 +44,61 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-# A full run of every boot also puts its headline tables into README.md.
+# A full run of every boot also puts its headline tables into README.md;
+# a run of some boots (--only) writes its own report, next to the full
+# run's: bench/results/only/.
 out=$top/bench/results readme=$top/README.md
+[ -n "$only" ] && out=$top/bench/results/only readme=
 [ "$quick" = 1 ] && out=$top/bench/results/quick readme=
-[ -n "$only" ] && readme=
 t0=$(date +%s)
 step() { echo "== bench [$(date +%T), +$(($(date +%s) - t0)) s] $*"; }
 die() { echo "bench: error: $*" >&2; exit 1; }
 mkdir -p "$build/logs" "$build/bench"
+
+# --- the boots ------------------------------------------------------------
+# NAME KERNEL MODE POLICY ESTIMATE_S ARCH (wall-clock, measured on 2 cores
+# with two boots at a time; the guest's own times do not depend on it).
+if [ "$quick" = 1 ]; then
+	est_mem=90 est_always=110 est_fault=50 est_idle=80 est_locks=60
+else
+	est_mem=200 est_always=240 est_fault=70 est_idle=120 est_locks=120
+fi
+boots=()
+for k in patched stock; do
+	boots+=("fault-$k $k fault always $est_fault x86_64")
+done
+for k in patched stock; do
+	boots+=("idle-$k $k idle always $est_idle x86_64")
+done
+for k in patched stock; do
+	boots+=("locks-$k $k locks always $est_locks x86_64")
+done
+for p in always never madvise defer auto; do
+	for k in patched stock; do
+		[ "$k" = stock ] && case "$p" in defer|auto) continue ;; esac
+		e=$est_mem
+		[ "$p" = always ] && e=$est_always
+		boots+=("$k-$p $k mem $p $e x86_64")
+	done
+done
+if [ "$arm64" = 1 ]; then
+	for k in patched stock; do
+		boots+=("fault-$k-arm64 $k fault always $((est_fault * 2)) arm64")
+		boots+=("idle-$k-arm64 $k idle always $((est_idle * 2)) arm64")
+		boots+=("$k-always-arm64 $k mem always $((est_always * 2)) arm64")
+	done
+fi
+if [ -n "$only" ]; then
+	sel=()
+	for b in "${boots[@]}"; do
+		case " $only " in *" ${b%% *} "*) sel+=("$b") ;; esac
+	done
+	boots=("${sel[@]}")
+fi
+locks=0
+for b in "${boots[@]}"; do
+	case "$b" in locks-*) locks=1 ;; esac
+done
 
 # --- kernels ------------------------------------------------------------
 step "kernel trees: patched (build/linux) and stock (build/stock/linux)"
@@ -62,6 +113,15 @@ BUILD=$build/stock "$top/workbench/build-kernel.sh" x86_64 bench > "$build/logs/
 	{ tail -n 30 "$build/logs/bench-build-stock.log"; die "the stock kernel did not build"; }
 grep '^build-kernel: stock tree' "$build/logs/bench-build-stock.log"
 tail -n 1 "$build/logs/bench-build-stock.log"
+if [ "$locks" = 1 ]; then
+	step "building the patched and stock x86_64-bench+lockstat kernels (logs: build/logs/bench-build-{patched,stock}-lockstat.log)"
+	"$top/workbench/build-kernel.sh" x86_64 bench+lockstat > "$build/logs/bench-build-patched-lockstat.log" 2>&1 ||
+		{ tail -n 30 "$build/logs/bench-build-patched-lockstat.log"; die "the patched lockstat kernel did not build"; }
+	tail -n 1 "$build/logs/bench-build-patched-lockstat.log"
+	BUILD=$build/stock "$top/workbench/build-kernel.sh" x86_64 bench+lockstat > "$build/logs/bench-build-stock-lockstat.log" 2>&1 ||
+		{ tail -n 30 "$build/logs/bench-build-stock-lockstat.log"; die "the stock lockstat kernel did not build"; }
+	tail -n 1 "$build/logs/bench-build-stock-lockstat.log"
+fi
 if [ "$arm64" = 1 ]; then
 	step "building the patched and stock arm64-bench kernels (logs: build/logs/bench-build-{patched,stock}-arm64.log)"
 	"$top/workbench/build-kernel.sh" arm64 bench > "$build/logs/bench-build-patched-arm64.log" 2>&1 ||
@@ -76,6 +136,8 @@ declare -A image=(
 	["stock x86_64"]=$build/stock/obj/x86_64-bench/arch/x86/boot/bzImage
 	["patched arm64"]=$build/obj/arm64-bench/arch/arm64/boot/Image
 	["stock arm64"]=$build/stock/obj/arm64-bench/arch/arm64/boot/Image
+	["patched x86_64 locks"]=$build/obj/x86_64-bench+lockstat/arch/x86/boot/bzImage
+	["stock x86_64 locks"]=$build/stock/obj/x86_64-bench+lockstat/arch/x86/boot/bzImage
 )
 
 # --- guest programs and redis -------------------------------------------
@@ -106,43 +168,6 @@ for l in $libs; do
 done
 redis_version=$(dpkg-query -W -f='${Version}' redis-server 2>/dev/null || echo unknown)
 
-# --- the boots ------------------------------------------------------------
-# NAME KERNEL MODE POLICY ESTIMATE_S ARCH (wall-clock, measured on 2 cores
-# with two boots at a time; the guest's own times do not depend on it).
-if [ "$quick" = 1 ]; then
-	est_mem=90 est_always=110 est_fault=50 est_idle=80
-else
-	est_mem=200 est_always=240 est_fault=70 est_idle=120
-fi
-boots=()
-for k in patched stock; do
-	boots+=("fault-$k $k fault always $est_fault x86_64")
-done
-for k in patched stock; do
-	boots+=("idle-$k $k idle always $est_idle x86_64")
-done
-for p in always never madvise defer auto; do
-	for k in patched stock; do
-		[ "$k" = stock ] && case "$p" in defer|auto) continue ;; esac
-		e=$est_mem
-		[ "$p" = always ] && e=$est_always
-		boots+=("$k-$p $k mem $p $e x86_64")
-	done
-done
-if [ "$arm64" = 1 ]; then
-	for k in patched stock; do
-		boots+=("fault-$k-arm64 $k fault always $((est_fault * 2)) arm64")
-		boots+=("idle-$k-arm64 $k idle always $((est_idle * 2)) arm64")
-		boots+=("$k-always-arm64 $k mem always $((est_always * 2)) arm64")
-	done
-fi
-if [ -n "$only" ]; then
-	sel=()
-	for b in "${boots[@]}"; do
-		case " $only " in *" ${b%% *} "*) sel+=("$b") ;; esac
-	done
-	boots=("${sel[@]}")
-fi
 total=0
 for b in "${boots[@]}"; do
 	set -- $b
@@ -154,12 +179,16 @@ step "${#boots[@]} boots, $jobs at a time: about $((est / 60)) min from here ($(
 # boot NAME KERNEL MODE POLICY ARCH: one guest, quietly; its log folder
 # is build/logs/bench-NAME.
 boot_one() {
-	local name=$1 k=$2 mode=$3 pol=$4 arch=$5 limit=1500
+	local name=$1 k=$2 mode=$3 pol=$4 arch=$5 limit=1500 smp=1 img
 	local f=("${files[@]}")
+	img=${image[$k $arch]}
+	# The lock boots: the lockstat kernel, four CPUs (under -icount one
+	# host thread runs them in turn).
+	[ "$mode" = locks ] && img=${image[$k $arch locks]} smp=4
 	[ "$arch" = arm64 ] && f=("${files_arm64[@]}")
 	[ "$quick" = 1 ] && limit=900
-	EXPECT_KUNIT= "$top/qemu/boot.sh" --arch "$arch" --kernel "${image[$k $arch]}" --name "bench-$name" \
-		--tests none --icount shift=0,sleep=off --smp 1 --mem 1024 \
+	EXPECT_KUNIT= "$top/qemu/boot.sh" --arch "$arch" --kernel "$img" --name "bench-$name" \
+		--tests none --icount shift=0,sleep=off --smp $smp --mem 1024 \
 		--timeout $limit --append "kunit.enable=0" --quiet "${f[@]}" \
 		--cmd "KERNEL=$k POLICY=$pol MODE=$mode QUICK=$quick sh /extra/bench.sh" \
 		> "$build/logs/bench-$name.out" 2>&1
@@ -212,7 +241,7 @@ python3 "$top/bench/report.py" --logs "$build/logs" --out "$out" --boots "${name
 	--quick "$quick" --seconds $(($(date +%s) - t0)) --redis-version "$redis_version" \
 	--patched-config "$build/obj/x86_64-bench/.config" \
 	--stock-config "$build/stock/obj/x86_64-bench/.config" \
-	--tree "$build/linux" ${readme:+--readme "$readme"} || die "bench/report.py failed"
+	--tree "$build/linux" ${readme:+--readme "$readme"} --only "$only" || die "bench/report.py failed"
 failed=
 for n in "${names[@]}"; do
 	[ "$(cat "$build/logs/bench-$n.rc" 2>/dev/null)" = 0 ] || failed="$failed $n"

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Build one kernel: workbench/build-kernel.sh ARCH CFG
-#   ARCH: x86_64 | arm64      CFG: test | debug | bench
+#   ARCH: x86_64 | arm64      CFG: test | debug | bench | bench+lockstat
 # Configuration: allnoconfig + configs/base.config + configs/ARCH.config +
 # configs/CFG.config (scripts/kconfig/merge_config.sh -n), in the object
-# folder build/obj/ARCH-CFG. Every requested option must survive into the
+# folder build/obj/ARCH-CFG; a CFG of names joined by "+" merges each
+# one's fragment in that order. Every requested option must survive into the
 # final .config, or the build stops. ccache keeps rebuilds short.
 #
 # The tree is $BUILD/linux (BUILD: default build/).  A stock tree (the
@@ -24,7 +25,11 @@ obj=$build/obj/$arch-$cfg
 # shellcheck source=kmake.sh
 . "$top/workbench/kmake.sh"
 kmake_setup "$arch" || exit 1
-frags=("$top/configs/base.config" "$top/configs/$arch.config" "$top/configs/$cfg.config")
+frags=("$top/configs/base.config" "$top/configs/$arch.config")
+IFS=+ read -r -a cfgs <<< "$cfg"
+for c in "${cfgs[@]}"; do
+	frags+=("$top/configs/$c.config")
+done
 for f in "${frags[@]}"; do
 	[ -f "$f" ] || { echo "build-kernel: no fragment $f" >&2; exit 1; }
 done

@@ -11,6 +11,9 @@
 #                  order-0 pages
 #            idle  the CPU time an idle machine spends (/proc/schedstat),
 #                  with 0 and 2000 empty memcgs, thp_scan off and on
+#            locks the locks the fault and free paths take, from a kernel
+#                  with CONFIG_LOCK_STAT (/proc/lock_stat): one process,
+#                  then four in one memcg (a boot of four CPUs)
 #   QUICK    1: fewer and smaller workloads (./run bench --quick)
 #   ONLY     the workloads to run (default: all of the mode's)
 # Each workload prints "BENCH ..." lines (bench/guest/thpbench.c) that
@@ -78,6 +81,43 @@ if [ "$MODE" = fault ]; then
 		run $B fault $kb $mib $reps pass2
 	done
 	[ -f $T/thp_scan/enabled ] && echo 1 > $T/thp_scan/enabled
+	policy 2048 always
+	exit $rc
+fi
+
+if [ "$MODE" = locks ]; then
+	# Acquisitions of split_queue_lock and lru_lock per folio faulted and
+	# freed, one process (thp_scan on: its defaults; the patched kernel a
+	# second time with thp_scan/enabled=0); then four processes in one
+	# memcg on four CPUs: how often one waits for another.  Lock
+	# statistics slow every lock operation: the times here are not the
+	# fault cost (MODE=fault is).
+	reps=4 cmib=16
+	[ "$QUICK" = 1 ] && reps=2
+	[ -f /proc/lock_stat ] || { echo "BENCH-ERROR locks: no /proc/lock_stat (CONFIG_LOCK_STAT)"; exit 1; }
+	[ -f /proc/sys/kernel/lock_stat ] && echo 1 > /proc/sys/kernel/lock_stat
+	passes=on
+	[ -f $T/thp_scan/enabled ] && passes="on off"
+	for pass in $passes; do
+		tag=none
+		if [ -f $T/thp_scan/enabled ]; then
+			tag=scan-$pass
+			{ [ $pass = on ] && echo 1 || echo 0; } > $T/thp_scan/enabled
+		fi
+		for kb in 2048 64 16 4; do
+			want locks || continue
+			progress "locks: $kb kB folios, 1 process, $reps x 64 MiB (thp_scan: $pass)"
+			policy $kb always
+			run $B locks $kb 64 $reps 1 $tag
+		done
+	done
+	[ -f $T/thp_scan/enabled ] && echo 1 > $T/thp_scan/enabled
+	for kb in 64 2048; do
+		want contention || continue
+		progress "contention: $kb kB folios, 4 processes in one memcg, $reps x $cmib MiB each"
+		policy $kb always
+		run $B locks $kb $cmib $reps 4 contention
+	done
 	policy 2048 always
 	exit $rc
 fi

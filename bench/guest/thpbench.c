@@ -16,6 +16,7 @@
  *   thpbench sample CGROUP INTERVAL_S COUNT TAG    memory.current over time
  *   thpbench redisload SOCKET N SIZE DEL_PCT       SETs, then DELs, over a unix socket
  *   thpbench idle SETTLE_S SECONDS MEMCGS SETTING  CPU time of an idle machine
+ *   thpbench locks KB MIB REPS PROCS [TAG]         lock statistics of fault and free
  *
  * The policy (transparent_hugepage/enabled, hugepages-<size>kB/enabled)
  * is set by the caller (bench/guest/bench.sh).
@@ -882,6 +883,130 @@ static int idle(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Lock statistics (/proc/lock_stat, CONFIG_LOCK_STAT) summed over the
+ * classes whose name holds @key: each class line is the name, right
+ * aligned in 40 columns ("-W"/"-R" for the two sides of a rwlock), a
+ * colon, then con-bounces, contentions, four wait times, acq-bounces,
+ * acquisitions and four hold times.  Names longer than 37 characters are
+ * cut there: the deferred split queues' are "&ds_queue->split_queue_lock"
+ * (a node's, 6.12), "&memcg->deferred_split_queue.split_qu..." (a
+ * memcg's, 6.12) and "&lruvec->deferred_split.split_queue_l..." (an
+ * lruvec's, the series): "split_qu" finds them all.
+ */
+struct lockstat {
+	long long acq, con;
+	int classes;
+};
+
+static struct lockstat lock_stat(const char *key)
+{
+	struct lockstat ls = { 0, 0, 0 };
+	char line[512];
+	FILE *f = fopen("/proc/lock_stat", "r");
+
+	if (!f)
+		die("/proc/lock_stat");
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v[12];
+		char *colon;
+
+		if (strlen(line) < 42 || line[40] != ':')
+			continue;
+		line[40] = 0;
+		if (!strstr(line, key))
+			continue;
+		colon = line + 41;
+		if (sscanf(colon, "%llu %llu %*s %*s %*s %*s %llu %llu",
+			   &v[0], &v[1], &v[6], &v[7]) != 4)
+			continue;
+		ls.con += v[1];
+		ls.acq += v[7];
+		ls.classes++;
+	}
+	fclose(f);
+	return ls;
+}
+
+/*
+ * locks KB MIB REPS PROCS [TAG]: PROCS processes (each its own mm: no mmap_lock
+ * between them) in one memcg, each faulting MIB of anonymous memory, one
+ * write per 4 KiB, and unmapping it, REPS times, under a policy (set by
+ * the caller) that gives folios of KB KiB.  /proc/lock_stat is cleared
+ * before and read after: acquisitions and contentions of the deferred
+ * split queues' split_queue_lock, of lru_lock and of the zone lock, and
+ * the guest time the whole took; order 0 (KB 4): folios are the pages
+ * faulted, and no PMD THP may have been made (thp_fault_alloc).  The statistics are the machine's: the
+ * kernel's own threads count too (an idle guest takes none of these
+ * locks often; the report gives the folios made to divide by).
+ */
+static int locks(int argc, char **argv)
+{
+	unsigned long kb, reps, procs, i;
+	struct lockstat sq, lru, zone;
+	long long m0, m1, thp0, thp1;
+	char path[128];
+	const char *tag;
+	size_t len;
+	double t0, t;
+
+	if (argc < 6)
+		die("usage: locks KB MIB REPS PROCS");
+	kb = strtoul(argv[2], NULL, 0);
+	len = strtoul(argv[3], NULL, 0) * MiB;
+	reps = strtoul(argv[4], NULL, 0);
+	procs = strtoul(argv[5], NULL, 0);
+	tag = argc > 6 ? argv[6] : "default";
+	if (procs < 1 || procs > 16)
+		die("PROCS 1..16");
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/anon_fault_alloc", kb);
+	cg_enter("locks");
+	m0 = kb > 4 ? read_ll(path) : 0;
+	thp0 = vmstat("thp_fault_alloc");
+	if (write_str("/proc/lock_stat", "0"))
+		die("clear /proc/lock_stat");
+	t0 = now();
+	for (i = 0; i < procs; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			unsigned long r, p;
+
+			for (r = 0; r < reps; r++) {
+				char *mem = map_aligned(len);
+
+				for (p = 0; p < len; p += PAGE)
+					mem[p] = 1;
+				munmap(mem, len);
+			}
+			_exit(0);
+		}
+	}
+	for (i = 0; i < procs; i++) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			die("a worker failed");
+	}
+	t = now() - t0;
+	sq = lock_stat("split_qu");
+	lru = lock_stat("&lruvec->lru_lock");
+	zone = lock_stat("&zone->lock");
+	m1 = kb > 4 ? read_ll(path) : 0;
+	thp1 = vmstat("thp_fault_alloc");
+	cg_leave("locks");
+	if (kb == 4 && thp1 != thp0)
+		die("locks: %lld PMD THPs made at order 0", thp1 - thp0);
+	printf("BENCH locks kb=%lu tag=%s procs=%lu mib=%zu reps=%lu seconds=%.4f folios=%lld expected_folios=%lu sq_acq=%lld sq_con=%lld sq_classes=%d lru_acq=%lld lru_con=%lld zone_acq=%lld zone_con=%lld\n",
+	       kb, tag, procs, len / MiB, reps, t,
+	       kb > 4 ? m1 - m0 : (long long)(procs * reps * (len / PAGE)),
+	       procs * reps * (len / (kb * 1024)),
+	       sq.acq, sq.con, sq.classes, lru.acq, lru.con, zone.acq, zone.con);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -889,6 +1014,7 @@ static const struct {
 	{ "sparse", sparse }, { "fault", fault }, { "hawkeye", hawkeye },
 	{ "scancost", scancost }, { "swap", swapbench }, { "ccloop", ccloop },
 	{ "sample", sample }, { "redisload", redisload }, { "idle", idle },
+	{ "locks", locks },
 };
 
 int main(int argc, char **argv)

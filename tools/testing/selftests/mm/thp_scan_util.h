@@ -730,6 +730,7 @@ static inline void log_range(const char *p, size_t per, unsigned long head)
 	unsigned long *pfns = calloc(per, sizeof(*pfns)), first = 0;
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	size_t i, present = 0, same = 0;
+	uint64_t flags = 0;
 
 	if (pfns && !pagemap_pfns(p, per, pfns)) {
 		for (i = 0; i < per; i++) {
@@ -739,9 +740,10 @@ static inline void log_range(const char *p, size_t per, unsigned long head)
 				first = pfns[i];
 			same += pfns[i] == head + i;
 		}
+		if (kpf >= 0 && first)
+			flags = kpageflags(kpf, first);
 		ksft_print_msg("  now: %zu of %zu pages present, %zu at the folio's pfns; the first at pfn %#lx, kpageflags %#llx\n",
-			       present, per, same, first,
-			       kpf >= 0 && first ? (unsigned long long)kpageflags(kpf, first) : 0ULL);
+			       present, per, same, first, (unsigned long long)flags);
 	}
 	if (kpf >= 0)
 		close(kpf);

@@ -426,7 +426,7 @@ def main():
                 return '–'
             if not f:
                 return '%d' % v
-            return '%.3f' % (v / f)
+            return '%.4f' % (v / f)
 
         w('## 4c. Locks taken at fault and free')
         w('')

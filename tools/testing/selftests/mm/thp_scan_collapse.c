@@ -252,18 +252,8 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 		       mem_never >> 10, mem >> 10);
 
 	/* kthpscand splits them as partially mapped: no minimum age. */
-	if (!POLL(pfns_seen(&splits) == nr, WAIT_SECS)) {
-		struct ev_filter one = splits;
-		size_t i;
-
-		log_missing_events(&splits, self->z.per, 20);
-		one.n = 1;
-		for (i = 0; i < nr; i++) {
-			one.pfns = &heads[i];
-			if (!pfns_seen(&one))
-				log_range(p + i * self->z.pmd, self->z.per, heads[i]);
-		}
-	}
+	if (!POLL(pfns_seen(&splits) == nr, WAIT_SECS))
+		log_missing_events(&splits, self->z.per, 20, p, self->z.pmd);
 	ASSERT_EQ(nr, events(&splits))
 		TH_LOG("%zu of the %zu THPs split as partially mapped", pfns_seen(&splits), nr);
 	EXPECT_EQ(nr, events(&any_split));

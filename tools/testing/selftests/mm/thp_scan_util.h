@@ -671,12 +671,45 @@ static inline size_t pfns_seen(const struct ev_filter *f)
 }
 
 /*
+ * What the @per pages at @p map now, against the folio whose head was
+ * @head: how many are present, how many still at @head's pfns, the first
+ * present one's pfn and /proc/kpageflags word (see
+ * Documentation/admin-guide/mm/pagemap.rst), into the test's output.
+ */
+static inline void log_range(const char *p, size_t per, unsigned long head)
+{
+	unsigned long *pfns = calloc(per, sizeof(*pfns)), first = 0;
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	size_t i, present = 0, same = 0;
+	uint64_t flags = 0;
+
+	if (pfns && !pagemap_pfns(p, per, pfns)) {
+		for (i = 0; i < per; i++) {
+			if (!pfns[i])
+				continue;
+			if (!present++)
+				first = pfns[i];
+			same += pfns[i] == head + i;
+		}
+		if (kpf >= 0 && first)
+			flags = kpageflags(kpf, first);
+		ksft_print_msg("  now: %zu of %zu pages present, %zu at the folio's pfns; the first at pfn %#lx, kpageflags %#llx\n",
+			       present, per, same, first, (unsigned long long)flags);
+	}
+	if (kpf >= 0)
+		close(kpf);
+	free(pfns);
+}
+
+/*
  * For each folio of @per pages whose head is among @f's pfns and that
  * has no event matching @f: the thp_scan events on any of its pfns, up
  * to @max of them, into the test's output (what happened to a folio a
- * test waited for in vain).
+ * test waited for in vain); and, if @p is not NULL, what the folio's
+ * range maps now (log_range()), the i-th folio's range at @p + i * @stride.
  */
-static inline void log_missing_events(const struct ev_filter *f, size_t per, int max)
+static inline void log_missing_events(const struct ev_filter *f, size_t per, int max,
+				      const char *p, size_t stride)
 {
 	struct thp_scan_event *ev = NULL;
 	long n = thp_scan_events(&ev), j, overrun = 0;
@@ -715,39 +748,10 @@ static inline void log_missing_events(const struct ev_filter *f, size_t per, int
 		}
 		if (!shown)
 			ksft_print_msg("  none\n");
+		if (p)
+			log_range(p + i * stride, per, f->pfns[i]);
 	}
 	free(ev);
-}
-
-/*
- * What the @per pages at @p map now, against the folio whose head was
- * @head: how many are present, how many still at @head's pfns, the first
- * present one's pfn and /proc/kpageflags word (see
- * Documentation/admin-guide/mm/pagemap.rst), into the test's output.
- */
-static inline void log_range(const char *p, size_t per, unsigned long head)
-{
-	unsigned long *pfns = calloc(per, sizeof(*pfns)), first = 0;
-	int kpf = open("/proc/kpageflags", O_RDONLY);
-	size_t i, present = 0, same = 0;
-	uint64_t flags = 0;
-
-	if (pfns && !pagemap_pfns(p, per, pfns)) {
-		for (i = 0; i < per; i++) {
-			if (!pfns[i])
-				continue;
-			if (!present++)
-				first = pfns[i];
-			same += pfns[i] == head + i;
-		}
-		if (kpf >= 0 && first)
-			flags = kpageflags(kpf, first);
-		ksft_print_msg("  now: %zu of %zu pages present, %zu at the folio's pfns; the first at pfn %#lx, kpageflags %#llx\n",
-			       present, per, same, first, (unsigned long long)flags);
-	}
-	if (kpf >= 0)
-		close(kpf);
-	free(pfns);
 }
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kthpscand is fair and does not sleep on due work, counted in rounds
- * and decisions, not timed:
+ * and in the trace's decisions on the test's own THPs (by pfn):
  *
  * - a memcg created after one full of dense THPs, which would use every
  *   round, still gets its sparse THPs split within a few rounds: a round
@@ -10,7 +10,7 @@
  *   round: a batch left unfinished makes the round busy,
  *   and the mTHP is judged and kept;
  * - a THP made partially mapped while kthpscand sleeps until a folio is
- *   due in a minute wakes it, and is split in the next rounds.
+ *   due in a minute wakes it, and is split within a third of that.
  *
  * Every byte of user data is checked.
  */
@@ -88,16 +88,25 @@ static char *dense_thps(const struct thp_sizes *z, size_t nr)
 	return p;
 }
 
+#define MAX_CHILD_THPS	32
+
 /*
  * Start a child in memcg @cg (created here) holding @nr PMD THPs, sparse
- * (sparse_thps()) or dense; returns once they are made, 0 or -1.
+ * (sparse_thps()) or dense; returns once they are made, 0 or -1, with
+ * their head pfns in @heads: the child reads them from the pfn of a page
+ * it wrote (page 7 of a sparse THP, page 0 of a dense one), which keeps
+ * its pfn when the THP is split, so even a THP split before the child
+ * looked is named right.
  */
 static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
-		       bool sparse, struct thp_child *c)
+		       bool sparse, struct thp_child *c, unsigned long *heads)
 {
+	size_t len = nr * sizeof(*heads);
 	int ready[2], go[2];
 	char path[128], pid[16], b = 1;
 
+	if (nr > MAX_CHILD_THPS)
+		return -1;
 	snprintf(path, sizeof(path), CG "%s", cg);
 	if ((mkdir(path, 0755) && errno != EEXIST) || pipe(ready) || pipe(go))
 		return -1;
@@ -105,7 +114,8 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 	if (c->pid < 0)
 		return -1;
 	if (!c->pid) {
-		size_t per = z->per;
+		unsigned long pfns[MAX_CHILD_THPS];
+		size_t per = z->per, pg = sparse ? 7 : 0, i;
 		char *p;
 		long bad;
 
@@ -121,7 +131,13 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 		 */
 		if (!p || (!sparse && !check_huge_anon(p, nr, z->pmd)))
 			_exit(3);
-		if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
+		for (i = 0; i < nr; i++) {
+			if (pagemap_pfns(p + (i * per + pg) * z->psz, 1, pfns + i) ||
+			    !pfns[i])
+				_exit(3);
+			pfns[i] -= pg;
+		}
+		if (write(ready[1], pfns, len) != (ssize_t)len || read(go[0], &b, 1) != 1)
 			_exit(4);
 		bad = check_pages(p, nr * per, z->psz,
 				  sparse ? one_per_folio : every_page, (void *)&per);
@@ -130,10 +146,10 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 	close(ready[1]);
 	close(go[0]);
 	c->go = go[1];
-	if (read(ready[0], &b, 1) != 1) {
+	if (read(ready[0], heads, len) != (ssize_t)len) {
 		int status = 0;
 
-		/* 2: cannot join the memcg, 3: no THPs. */
+		/* 2: cannot join the memcg, 3: no THPs, or no pfns. */
 		if (waitpid(c->pid, &status, 0) == c->pid) {
 			printf("# the child in %s exited with status %#x\n", cg, status);
 			c->pid = 0;
@@ -143,6 +159,26 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 	}
 	close(ready[0]);
 	return 0;
+}
+
+/* kthpscand's looks decided @decision (any if NULL) at the @n folios @pfns. */
+static long trace_looks(unsigned int order, const char *decision,
+			const unsigned long *pfns, size_t n)
+{
+	struct trace_count c;
+
+	count_trace_pfns(order, decision, kthpscand_pid(), pfns, n, &c);
+	return c.decisions;
+}
+
+/* kthpscand's splits, decided @decision (any if NULL), of the @n folios @pfns. */
+static long trace_splits(unsigned int order, const char *decision,
+			 const unsigned long *pfns, size_t n)
+{
+	struct trace_count c;
+
+	count_trace_pfns(order, decision, kthpscand_pid(), pfns, n, &c);
+	return c.splits;
 }
 
 /* Tell @c to check its THPs; its exit status (0: every byte intact). */
@@ -165,13 +201,17 @@ static int check_child(struct thp_child *c)
  * due again at once.  Memcg B, created after A, holds 4 sparse THPs: a
  * round resumes after the queue that spent the last one's budget, so B
  * gets a turn at least every other round, one THP a turn (a split costs
- * more than a round's budget).  Bound: 16 rounds for 4 THPs.
+ * more than a round's budget).  Bound: 16 rounds for 4 THPs.  The looks
+ * and splits counted are the trace's, of the children's own THPs (their
+ * head pfns).  Rounds are kthpscand's, one count for the whole guest:
+ * nothing but the two children has a large folio here (PMD THPs only,
+ * the test program alone in the guest), so every round is spent on them.
  */
 TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 {
 	const long dense_cost = 1 + self->z.per - self->z.per * 90 / 100;
-	long rounds0, split0, dense0;
-	struct trace_count c;
+	unsigned long a[32], b[4];
+	long rounds0;
 	char buf[32];
 
 	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
@@ -184,28 +224,24 @@ TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 	 * mostly zero, and split it.
 	 */
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "600000"));
-	ASSERT_EQ(0, start_child(&self->z, CG_A, 32, false, &self->child[0]));
+	ASSERT_EQ(0, start_child(&self->z, CG_A, 32, false, &self->child[0], a));
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
-	/* A is scanned, round after round. */
-	dense0 = vm_counter(_metadata, "thp_split_scan_scanned");
-	ASSERT_TRUE(POLL(keyed("/proc/vmstat", "thp_split_scan_scanned") - dense0 >= 64, 30));
+	/* A is scanned, round after round: one round's four looks at least. */
+	ASSERT_TRUE(POLL(trace_looks(self->z.order_pmd, "keep_used", a, 32) >= 4, 30));
 
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
 	ASSERT_EQ(0, clear_trace());
-	ASSERT_EQ(0, start_child(&self->z, CG_B, 4, true, &self->child[1]));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 4 ||
+	ASSERT_EQ(0, start_child(&self->z, CG_B, 4, true, &self->child[1], b));
+	EXPECT_TRUE(POLL(trace_splits(self->z.order_pmd, "split_underused", b, 4) >= 4 ||
 			 keyed("/proc/vmstat", "thp_split_scan_rounds") - rounds0 > 16,
 			 60));
-	EXPECT_EQ(4, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0)
+	EXPECT_EQ(4, trace_splits(self->z.order_pmd, "split_underused", b, 4))
 		TH_LOG("after %ld rounds",
 		       vm_counter(_metadata, "thp_split_scan_rounds") - rounds0);
 	EXPECT_LE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 16);
 	/* A's THPs were judged all along (four a turn), and kept. */
-	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
-	EXPECT_GE(c.decisions, 4);
-	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
-	EXPECT_EQ(4, c.splits);
+	EXPECT_GE(trace_looks(self->z.order_pmd, "keep_used", a, 32), 4);
+	EXPECT_EQ(0, trace_splits(self->z.order_pmd, NULL, a, 32)) TH_LOG("A's THPs split");
 	EXPECT_EQ(0, check_child(&self->child[1])) TH_LOG("B's data");
 	EXPECT_EQ(0, check_child(&self->child[0])) TH_LOG("A's data");
 }
@@ -230,7 +266,6 @@ static int page_node(void *p)
 	return status;
 }
 
-/* Seconds on CLOCK_MONOTONIC, for the log of how long each step took. */
 /*
  * A dense 64K mTHP, then 12 sparse PMD THPs, all due together (made with
  * a minimum age of 10 min, lowered to 6 s once the last of them is 7 s
@@ -374,37 +409,45 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
  * A minimum age of a minute and a dense THP queued: kthpscand sleeps
  * until that THP is due.  Half of another THP given back with
  * MADV_DONTNEED flags it partially mapped, which wakes kthpscand: the
- * THP is split within three rounds (the one the wake-up starts, in which
- * it is not due yet, then one each scan_sleep_millisecs), long before
- * the dense one is due (never judged here).
+ * THP is split within a third of the minimum age (in a round or three:
+ * the one the wake-up starts, then one each scan_sleep_millisecs, 1 s),
+ * long before the dense one is due (never judged here).  Without the
+ * wake-up kthpscand would sleep on until then.  The splits and looks
+ * are the trace's, of the test's two THPs (their head pfns).
  */
 TEST_F_TIMEOUT(fair, partial_ends_timed_sleep, 60)
 {
-	long rounds0, split0, bad;
-	struct trace_count c;
-	char *dense, *p;
+	unsigned long head, dense_head;
 	size_t per = self->z.per;
+	char *dense, *p;
+	bool split;
+	double t0;
+	long bad;
 
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "60000"));
+	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "1000"));
 	dense = dense_thps(&self->z, 1);
 	ASSERT_NE(NULL, dense);
 	p = dense_thps(&self->z, 1);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
+	ASSERT_TRUE(check_huge_anon(dense, 1, self->z.pmd));
+	ASSERT_EQ(0, head_pfns(p, 1, per, self->z.psz, &head));
+	ASSERT_EQ(0, head_pfns(dense, 1, per, self->z.psz, &dense_head));
 	wait_kthpscand_idle(_metadata, self->kpid);
 	EXPECT_EQ('S', task_state(self->kpid));
 
-	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
+	t0 = mono_s();
 	ASSERT_EQ(0, madvise(p + self->z.pmd / 2, self->z.pmd / 2, MADV_DONTNEED));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_partial") - split0 >= 1, 30));
-	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - split0);
-	EXPECT_LE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 3);
-	count_trace(self->z.order_pmd, "keep_used", 0, &c);
-	EXPECT_EQ(0, c.decisions) TH_LOG("the dense THP, not due, was judged");
+	split = POLL(trace_splits(self->z.order_pmd, NULL, &head, 1) >= 1, 20);
+	EXPECT_TRUE(split) TH_LOG("not split %.1f s after the unmap", mono_s() - t0);
+	if (split)
+		ksft_print_msg("split within %.1f s of the unmap\n", mono_s() - t0);
 	/* Half mapped: the mapped half stays huge, a 1M THP (4K pages). */
-	count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
-	EXPECT_EQ(1, c.splits);
+	EXPECT_EQ(1, trace_splits(self->z.order_pmd, "split_partially_mapped", &head, 1));
+	EXPECT_EQ(0, trace_looks(self->z.order_pmd, NULL, &dense_head, 1) +
+		     trace_splits(self->z.order_pmd, NULL, &dense_head, 1))
+		TH_LOG("the dense THP, not due, was judged");
 	bad = check_pages(p, per, self->z.psz, first_half, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	bad = check_pages(dense, per, self->z.psz, every_page, NULL);

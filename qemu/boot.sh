@@ -7,7 +7,7 @@
 #                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
 #                [--timeout SECONDS] [--test-timeout SECONDS] [--mem MiB]
 #                [--smp N] [--numa N] [--icount SPEC] [--mte] [--name NAME]
-#                [--quiet] [--rounds N]
+#                [--quiet] [--rounds N] [--qemu-arg ARG]...
 #
 # Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
 # ARCH-CFG unless given) and exits 0 only if the guest finished, every
@@ -30,6 +30,9 @@
 # flake-hunt); qemu/flakes.py then prints, for each program, its runs,
 # failures and first failure line instead of results.py's counts.
 #
+# --qemu-arg ARG passes ARG to QEMU as it is (bench/insn_profile.py: a
+# monitor socket, -singlestep, the log file).
+#
 # --mte (arm64) gives the CPU the Memory Tagging Extension (-M virt,mte=on;
 # the kernel needs CONFIG_ARM64_MTE): PROT_MTE works in the guest.
 #
@@ -45,7 +48,7 @@ build=${BUILD:-$top/build}
 
 arch=x86_64 cfg=test kernel= tests=all cmd= append= timeout=900 test_timeout= mem=1024 smp=2
 numa=2
-name= quiet=0 files=() icount=() mte=0 rounds=
+name= quiet=0 files=() icount=() mte=0 rounds= qargs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift ;;
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--icount) icount=(-icount "$2"); shift ;;
 	--numa) numa=$2; shift ;;
 	--mte) mte=1 ;;
+	--qemu-arg) qargs+=("$2"); shift ;;
 	--rounds) rounds=$2; shift ;;
 	--name) name=$2; shift ;;
 	--quiet) quiet=1 ;;
@@ -145,7 +149,7 @@ start=$(date +%s.%N)
 set +e
 timeout -k 10 "$timeout" "${qemu[@]}" -accel tcg "${icount[@]}" -m "$mem" -smp "$smpspec" \
 	-nodefaults -display none -monitor none -no-reboot \
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" &
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" "${qargs[@]}" &
 qpid=$!
 if [ "$quiet" = 1 ]; then
 	wait $qpid

@@ -17,6 +17,7 @@
  *   thpbench redisload SOCKET N SIZE DEL_PCT       SETs, then DELs, over a unix socket
  *   thpbench idle SETTLE_S SECONDS MEMCGS SETTING  CPU time of an idle machine
  *   thpbench locks KB MIB REPS PROCS [TAG]         lock statistics of fault and free
+ *   thpbench profile MIB                           fault and unmap between markers
  *
  * The policy (transparent_hugepage/enabled, hugepages-<size>kB/enabled)
  * is set by the caller (bench/guest/bench.sh).
@@ -1007,6 +1008,43 @@ static int locks(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * profile MIB: for bench/insn_profile.py, which has QEMU log every guest
+ * instruction between two markers and counts them per kernel function.
+ * An idle window (the noise: timer ticks, the markers' own writes), MIB
+ * faulted (one write per 4 KiB, folios as the policy says), then unmapped,
+ * each window after its "PROFILE NAME-begin" line and a pause in which the
+ * host switches the log on, and followed by "PROFILE NAME-end" and a pause
+ * in which it switches it off.
+ */
+static void profile_mark(const char *what)
+{
+	printf("PROFILE %s\n", what);
+	snooze(2);
+}
+
+static int profile(int argc, char **argv)
+{
+	size_t len, p;
+	char *mem;
+
+	if (argc < 3)
+		die("usage: profile MIB");
+	len = strtoul(argv[2], NULL, 0) * MiB;
+	mem = map_aligned(len);
+	profile_mark("idle-begin");
+	profile_mark("idle-end");
+	profile_mark("fault-begin");
+	for (p = 0; p < len; p += PAGE)
+		mem[p] = 1;
+	profile_mark("fault-end");
+	profile_mark("unmap-begin");
+	munmap(mem, len);
+	profile_mark("unmap-end");
+	printf("PROFILE done pages=%zu\n", len / PAGE);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -1014,7 +1052,7 @@ static const struct {
 	{ "sparse", sparse }, { "fault", fault }, { "hawkeye", hawkeye },
 	{ "scancost", scancost }, { "swap", swapbench }, { "ccloop", ccloop },
 	{ "sample", sample }, { "redisload", redisload }, { "idle", idle },
-	{ "locks", locks },
+	{ "locks", locks }, { "profile", profile },
 };
 
 int main(int argc, char **argv)

@@ -313,7 +313,10 @@ static void expect_decided(struct __test_metadata *_metadata,
 	int t = WAIT_FOR(pfns_seen(&any) == n);
 
 	EXPECT_EQ(n, pfns_seen(&any)) TH_LOG("after %d s", t);
-	EXPECT_EQ(events(&any), events(&want)) TH_LOG("not all %s", decision);
+	EXPECT_EQ(events(&any), events(&want)) {
+		TH_LOG("not all %s", decision);
+		log_other_decisions(&any, decision, 8);
+	}
 }
 
 /*

@@ -672,6 +672,31 @@ static inline size_t pfns_seen(const struct ev_filter *f)
 }
 
 /*
+ * Log, for a failed check, the decisions of kthpscand on the folios of
+ * @f other than @want: each with its pfn and counts (at most @max).
+ */
+static inline void log_other_decisions(const struct ev_filter *f, const char *want, int max)
+{
+	struct thp_scan_event *ev = NULL;
+	long n = thp_scan_events(&ev), i;
+	size_t j;
+
+	for (i = 0; i < n && max > 0; i++) {
+		if (ev[i].split || !strcmp(ev[i].decision, want))
+			continue;
+		for (j = 0; j < f->n && f->pfns[j] != ev[i].pfn; j++)
+			;
+		if (j == f->n)
+			continue;
+		ksft_print_msg("pfn %#lx order %u: %s (zero %u, scanned %u, mapped %u)\n",
+			       ev[i].pfn, ev[i].order, ev[i].decision, ev[i].zero,
+			       ev[i].scanned, ev[i].mapped);
+		max--;
+	}
+	free(ev);
+}
+
+/*
  * What the @per pages at @p map now, against the folio whose head was
  * @head: how many are present, how many still at @head's pfns, the first
  * present one's pfn and /proc/kpageflags word (see

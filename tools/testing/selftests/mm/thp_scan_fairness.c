@@ -162,23 +162,19 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 }
 
 /* kthpscand's looks decided @decision (any if NULL) at the @n folios @pfns. */
-static long trace_looks(unsigned int order, const char *decision,
-			const unsigned long *pfns, size_t n)
+static long trace_looks(const char *decision, const unsigned long *pfns, size_t n)
 {
-	struct trace_count c;
+	struct ev_filter f = { false, decision, pfns, n, kthpscand_pid() };
 
-	count_trace_pfns(order, decision, kthpscand_pid(), pfns, n, &c);
-	return c.decisions;
+	return events(&f);
 }
 
-/* kthpscand's splits, decided @decision (any if NULL), of the @n folios @pfns. */
-static long trace_splits(unsigned int order, const char *decision,
-			 const unsigned long *pfns, size_t n)
+/* kthpscand's splits that worked, decided @decision (any if NULL), of @pfns. */
+static long trace_splits(const char *decision, const unsigned long *pfns, size_t n)
 {
-	struct trace_count c;
+	struct ev_filter f = { true, decision, pfns, n, kthpscand_pid(), true };
 
-	count_trace_pfns(order, decision, kthpscand_pid(), pfns, n, &c);
-	return c.splits;
+	return events(&f);
 }
 
 /* Tell @c to check its THPs; its exit status (0: every byte intact). */
@@ -227,21 +223,21 @@ TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 	ASSERT_EQ(0, start_child(&self->z, CG_A, 32, false, &self->child[0], a));
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
 	/* A is scanned, round after round: one round's four looks at least. */
-	ASSERT_TRUE(POLL(trace_looks(self->z.order_pmd, "keep_used", a, 32) >= 4, 30));
+	ASSERT_TRUE(POLL(trace_looks("keep_used", a, 32) >= 4, 30));
 
 	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
 	ASSERT_EQ(0, clear_trace());
 	ASSERT_EQ(0, start_child(&self->z, CG_B, 4, true, &self->child[1], b));
-	EXPECT_TRUE(POLL(trace_splits(self->z.order_pmd, "split_underused", b, 4) >= 4 ||
+	EXPECT_TRUE(POLL(trace_splits("split_underused", b, 4) >= 4 ||
 			 keyed("/proc/vmstat", "thp_split_scan_rounds") - rounds0 > 16,
 			 60));
-	EXPECT_EQ(4, trace_splits(self->z.order_pmd, "split_underused", b, 4))
+	EXPECT_EQ(4, trace_splits("split_underused", b, 4))
 		TH_LOG("after %ld rounds",
 		       vm_counter(_metadata, "thp_split_scan_rounds") - rounds0);
 	EXPECT_LE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 16);
 	/* A's THPs were judged all along (four a turn), and kept. */
-	EXPECT_GE(trace_looks(self->z.order_pmd, "keep_used", a, 32), 4);
-	EXPECT_EQ(0, trace_splits(self->z.order_pmd, NULL, a, 32)) TH_LOG("A's THPs split");
+	EXPECT_GE(trace_looks("keep_used", a, 32), 4);
+	EXPECT_EQ(0, trace_splits(NULL, a, 32)) TH_LOG("A's THPs split");
 	EXPECT_EQ(0, check_child(&self->child[1])) TH_LOG("B's data");
 	EXPECT_EQ(0, check_child(&self->child[0])) TH_LOG("A's data");
 }
@@ -439,14 +435,14 @@ TEST_F_TIMEOUT(fair, partial_ends_timed_sleep, 60)
 
 	t0 = mono_s();
 	ASSERT_EQ(0, madvise(p + self->z.pmd / 2, self->z.pmd / 2, MADV_DONTNEED));
-	split = POLL(trace_splits(self->z.order_pmd, NULL, &head, 1) >= 1, 20);
+	split = POLL(trace_splits(NULL, &head, 1) >= 1, 20);
 	EXPECT_TRUE(split) TH_LOG("not split %.1f s after the unmap", mono_s() - t0);
 	if (split)
 		ksft_print_msg("split within %.1f s of the unmap\n", mono_s() - t0);
 	/* Half mapped: the mapped half stays huge, a 1M THP (4K pages). */
-	EXPECT_EQ(1, trace_splits(self->z.order_pmd, "split_partially_mapped", &head, 1));
-	EXPECT_EQ(0, trace_looks(self->z.order_pmd, NULL, &dense_head, 1) +
-		     trace_splits(self->z.order_pmd, NULL, &dense_head, 1))
+	EXPECT_EQ(1, trace_splits("split_partially_mapped", &head, 1));
+	EXPECT_EQ(0, trace_looks(NULL, &dense_head, 1) +
+		     trace_splits(NULL, &dense_head, 1))
 		TH_LOG("the dense THP, not due, was judged");
 	bad = check_pages(p, per, self->z.psz, first_half, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);

@@ -342,8 +342,7 @@ static inline bool parse_event(const char *line, struct thp_scan_event *e)
 
 /*
  * The thp_scan events in the trace for folios of @order: decisions named
- * @decision, or any if NULL (with the counts of the last one), and the
- * splits decided so,
+ * @decision (with the counts of the last one), and the splits decided so,
  * those that worked and those that failed.  @pid: only the events of that
  * task, or of any task if 0.  @pfns: only those on the @n folios there
  * (the test's own), or on any if NULL.
@@ -365,7 +364,7 @@ static inline void count_trace_pfns(unsigned int order, const char *decision, in
 	memset(c, 0, sizeof(*c));
 	while (f && fgets(line, sizeof(line), f)) {
 		if (!parse_event(line, &e) || e.order != order ||
-		    (decision && strcmp(e.decision, decision)) || (pid && e.pid != pid))
+		    strcmp(e.decision, decision) || (pid && e.pid != pid))
 			continue;
 		for (i = 0; i < n && pfns[i] != e.pfn; i++)
 			;

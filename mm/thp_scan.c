@@ -44,11 +44,14 @@
 #include <trace/events/thp_scan.h>
 
 /*
- * Whether the scanner runs.  On by default: underused THPs must be
- * recovered without an admin having to ask for it.  The knobs are written
- * only through sysfs; readers use READ_ONCE() and need no lock.
+ * Whether the scanner runs (thp_scan_is_enabled()).  On by default:
+ * underused THPs must be recovered without an admin having to ask for
+ * it.  A static key, because the anon fault path reads it for every new
+ * large folio (thp_scan_add_folio()); jump_label_mutex serializes the
+ * writers (sysfs, thp_scan_init()).  The other knobs are written only
+ * through sysfs; readers use READ_ONCE() and need no lock.
  */
-static bool thp_scan_enabled __read_mostly = true;
+DEFINE_STATIC_KEY_TRUE(thp_scan_on);
 
 /*
  * A large folio is underused when more than this percentage of its
@@ -506,9 +509,6 @@ static void thp_scan_count(unsigned int order, enum vm_event_item event,
 	count_mthp_stat(order, item);
 }
 
-/* The lowest bit of folio->_thp_scan_stamp: thp_scan judged the folio. */
-#define THP_SCAN_STAMP_KEPT	1UL
-
 /* Folios collected at once by a walk: they are judged largest first. */
 #define THP_SCAN_BATCH		16
 
@@ -529,13 +529,6 @@ static unsigned long thp_scan_nr_lruvecs;
  * lru_lock, from any context lru_lock is taken in: irqs off.
  */
 static DEFINE_SPINLOCK(thp_scan_lruvecs_lock);
-
-/* Stamp @folio with the time, and whether thp_scan judged it and kept it. */
-static void thp_scan_stamp(struct folio *folio, bool kept)
-{
-	WRITE_ONCE(folio->_thp_scan_stamp, (jiffies & ~THP_SCAN_STAMP_KEPT) |
-					   (kept ? THP_SCAN_STAMP_KEPT : 0));
-}
 
 static bool thp_scan_is_kept(unsigned long stamp)
 {
@@ -674,28 +667,17 @@ void thp_scan_queued(bool partial)
 }
 
 /**
- * thp_scan_add_folio - a new anon large folio got its first rmap
- * @folio: the folio, locked or exclusive to the caller
+ * thp_scan_add_folio_off - thp_scan_add_folio() while thp_scan is off
+ * @folio: the folio, of order >= 2, stamped; locked or exclusive to the
+ *	   caller
  *
- * Stamps @folio of order 2 or more, whatever made it (page fault,
- * khugepaged collapse, swap-in), as made now and not judged: kthpscand
- * finds it on the LRU once it is min_age_millisecs old.  Nothing is
- * queued, and no lock taken.  With thp_scan off, queues what 6.12
- * queues: PMD-sized THPs, while underused ones may be split.  Counted
- * (thp_split_scan_queued) when tracked either way.
+ * Queues what 6.12 queues: PMD-sized THPs, while underused ones may be
+ * split.
  */
-void thp_scan_add_folio(struct folio *folio)
+void thp_scan_add_folio_off(struct folio *folio)
 {
-	if (folio_order(folio) < THP_SCAN_MIN_ORDER)
-		return;
-	thp_scan_stamp(folio, false);
-	if (!thp_scan_is_enabled()) {
-		if (!folio_test_pmd_mappable(folio) || !thp_split_underused())
-			return;
+	if (folio_test_pmd_mappable(folio) && thp_split_underused())
 		deferred_split_folio(folio, false);
-	}
-	thp_scan_count(folio_order(folio), THP_SPLIT_SCAN_QUEUED,
-		       MTHP_STAT_SPLIT_SCAN_QUEUED);
 }
 
 /* One pass over queues and lists: what it may still do and what it did. */
@@ -1720,6 +1702,9 @@ unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none)
 	return thp_scan_collapse_limit_now(max_ptes_none, &src);
 }
 
+/* What thp_scan= on the command line asked for: 1 on, 0 off, -1 nothing. */
+static int thp_scan_boot_param __ro_after_init = -1;
+
 /**
  * thp_scan_init - say what thp_scan does, and start kthpscand
  *
@@ -1734,6 +1719,8 @@ void __init thp_scan_init(void)
 	struct task_struct *t;
 	unsigned int limit;
 
+	if (!thp_scan_boot_param)
+		static_branch_disable(&thp_scan_on);
 	limit = thp_scan_collapse_limit_now(READ_ONCE(khugepaged_max_ptes_none), &src);
 	if (thp_scan_is_enabled())
 		pr_info("on: kthpscand splits partially mapped and underused anon THPs; khugepaged collapses a PMD range only with at most %u of its %u PTEs new (%s; max_ptes_none %u); thp_scan=off or thp_scan/enabled=0 for 6.12's behaviour\n",
@@ -1750,9 +1737,6 @@ void __init thp_scan_init(void)
 	thp_scan_thread = t;
 }
 
-/* What thp_scan= on the command line asked for: 1 on, 0 off, -1 nothing. */
-static int thp_scan_boot_param = -1;
-
 /*
  * thp_scan=on|off (or 1|0, y|n) on the command line: thp_scan/enabled at
  * boot; documented in kernel-parameters.txt.  A value that does not parse
@@ -1766,8 +1750,8 @@ static int __init setup_thp_scan(char *str)
 		pr_warn("thp_scan=%s: cannot parse, ignored\n", str ? str : "");
 		return 0;
 	}
+	/* thp_scan_init() switches the static key, once the scheduler runs. */
 	thp_scan_boot_param = on;
-	thp_scan_enabled = on;
 	return 0;
 }
 early_param("thp_scan", setup_thp_scan);
@@ -1842,20 +1826,10 @@ void thp_scan_collapse_skipped(unsigned int order)
 	count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_COLLAPSE_SKIPPED);
 }
 
-/**
- * thp_scan_is_enabled - is thp_scan switched on?
- *
- * Return: the value of /sys/kernel/mm/transparent_hugepage/thp_scan/enabled.
- */
-bool thp_scan_is_enabled(void)
-{
-	return READ_ONCE(thp_scan_enabled);
-}
-
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(thp_scan_enabled));
+	return sysfs_emit(buf, "%d\n", thp_scan_is_enabled());
 }
 
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -1867,7 +1841,10 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	err = thp_scan_parse_bool(buf, &val);
 	if (err)
 		return err;
-	WRITE_ONCE(thp_scan_enabled, val);
+	if (val)
+		static_branch_enable(&thp_scan_on);
+	else
+		static_branch_disable(&thp_scan_on);
 	thp_scan_wake();
 	return count;
 }

@@ -18,7 +18,7 @@
 # times slower under TCG: 443 s of the debug boot against 15 s on the
 # test kernel, and killed at its 420 s limit when a kernel built beside
 # it; the collapse code runs on the debug kernel all the same, in
-# thp_scan_decisions's collapse_queued, through the collapse limit).
+# thp_scan_decisions's collapse_judged, through the collapse limit).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}

@@ -7,12 +7,13 @@
 #define _LINUX_THP_SCAN_H
 
 #include <linux/init.h>
+#include <linux/jiffies.h>
+#include <linux/jump_label.h>
+#include <linux/mm.h>
 
-struct folio;
 struct kobject;
 struct list_head;
 struct lruvec;
-struct page;
 
 /* What thp_scan decided for a folio (the thp_scan_decision tracepoint). */
 enum thp_scan_decision {
@@ -36,18 +37,60 @@ enum thp_scan_decision {
 #define THP_SCAN_MAX_ORDER	MAX_PAGE_ORDER
 
 #ifdef CONFIG_THP_SCAN
+DECLARE_STATIC_KEY_TRUE(thp_scan_on);
+
+/**
+ * thp_scan_is_enabled - is thp_scan switched on?
+ *
+ * Return: the value of /sys/kernel/mm/transparent_hugepage/thp_scan/enabled.
+ */
+static inline bool thp_scan_is_enabled(void)
+{
+	return static_branch_likely(&thp_scan_on);
+}
+
+/* The lowest bit of folio->_thp_scan_stamp: thp_scan judged the folio. */
+#define THP_SCAN_STAMP_KEPT	1UL
+
+/* Stamp @folio with the time, and whether thp_scan judged it and kept it. */
+static inline void thp_scan_stamp(struct folio *folio, bool kept)
+{
+	WRITE_ONCE(folio->_thp_scan_stamp, (jiffies & ~THP_SCAN_STAMP_KEPT) |
+					   (kept ? THP_SCAN_STAMP_KEPT : 0));
+}
+
+void thp_scan_add_folio_off(struct folio *folio);
+
+/**
+ * thp_scan_add_folio - a new anon large folio got its first rmap
+ * @folio: the folio, locked or exclusive to the caller
+ *
+ * Stamps @folio of order 2 or more, whatever made it (page fault,
+ * khugepaged collapse, swap-in), as made now and not judged: kthpscand
+ * finds it on the LRU once it is min_age_millisecs old.  Nothing is
+ * queued, no lock taken and no counter moved: on the fault path of every
+ * mTHP this is a load, a store and a patched-out branch.  With thp_scan
+ * off, thp_scan_add_folio_off() queues what 6.12 queues.
+ */
+static inline void thp_scan_add_folio(struct folio *folio)
+{
+	if (folio_order(folio) < THP_SCAN_MIN_ORDER)
+		return;
+	thp_scan_stamp(folio, false);
+	if (!thp_scan_is_enabled())
+		thp_scan_add_folio_off(folio);
+}
+
 int __init thp_scan_sysfs_init(struct kobject *hugepage_kobj);
 void __init thp_scan_sysfs_exit(struct kobject *hugepage_kobj);
 void __init thp_scan_init(void);
 void __init thp_scan_stop(void);
 void thp_scan_set_pressure(bool pressure);
-bool thp_scan_is_enabled(void);
 void thp_scan_lruvec_init(struct lruvec *lruvec);
 void thp_scan_lruvec_exit(struct lruvec *lruvec);
 unsigned long thp_scan_count_objects(struct lruvec *lruvec);
 unsigned long thp_scan_shrink(struct lruvec *lruvec, unsigned long nr_to_scan);
 void thp_scan_queued(bool partial);
-void thp_scan_add_folio(struct folio *folio);
 void thp_scan_new_folio(struct folio *folio);
 void thp_scan_partial_queued(struct folio *folio);
 void thp_scan_copy_stamp(struct folio *dst, struct folio *src);

@@ -49,36 +49,45 @@ static void thp_scan_test_parse_bool_invalid(struct kunit *test)
 	}
 }
 
+/* thp_scan/enabled, as its store handler sets it. */
+static void thp_scan_test_set_enabled(bool on)
+{
+	if (on)
+		static_branch_enable(&thp_scan_on);
+	else
+		static_branch_disable(&thp_scan_on);
+}
+
 /*
  * The store and show handlers round-trip a value, and a rejected write
  * changes nothing.  Restores the setting it found.
  */
 static void thp_scan_test_enabled_store(struct kunit *test)
 {
-	bool saved = READ_ONCE(thp_scan_enabled);
+	bool saved = thp_scan_is_enabled();
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	KUNIT_EXPECT_EQ(test, 2, enabled_store(NULL, &enabled_attr, "0\n", 2));
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(thp_scan_enabled));
+	KUNIT_EXPECT_FALSE(test, thp_scan_is_enabled());
 	KUNIT_EXPECT_EQ(test, 2, enabled_show(NULL, &enabled_attr, buf));
 	KUNIT_EXPECT_STREQ(test, "0\n", buf);
 
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			enabled_store(NULL, &enabled_attr, "2\n", 2));
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(thp_scan_enabled));
+	KUNIT_EXPECT_FALSE(test, thp_scan_is_enabled());
 
 	KUNIT_EXPECT_EQ(test, 1, enabled_store(NULL, &enabled_attr, "1", 1));
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(thp_scan_enabled));
+	KUNIT_EXPECT_TRUE(test, thp_scan_is_enabled());
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			enabled_store(NULL, &enabled_attr, "never", 5));
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(thp_scan_enabled));
+	KUNIT_EXPECT_TRUE(test, thp_scan_is_enabled());
 	KUNIT_EXPECT_EQ(test, 2, enabled_show(NULL, &enabled_attr, buf));
 	KUNIT_EXPECT_STREQ(test, "1\n", buf);
 
-	WRITE_ONCE(thp_scan_enabled, saved);
+	thp_scan_test_set_enabled(saved);
 }
 
 /*
@@ -88,7 +97,7 @@ static void thp_scan_test_enabled_store(struct kunit *test)
  */
 static void thp_scan_test_enabled_default(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, thp_scan_boot_param != 0, READ_ONCE(thp_scan_enabled));
+	KUNIT_EXPECT_EQ(test, thp_scan_boot_param != 0, thp_scan_is_enabled());
 }
 
 /*
@@ -693,7 +702,7 @@ static void thp_scan_test_walk_resume(struct kunit *test)
 /* Put thp_scan/enabled back as the test found it. */
 static void thp_scan_test_restore_enabled(void *saved)
 {
-	WRITE_ONCE(thp_scan_enabled, !!saved);
+	thp_scan_test_set_enabled(saved);
 }
 
 /*
@@ -717,7 +726,7 @@ static void thp_scan_test_batch_judge(struct kunit *test)
 	struct folio *large = thp_scan_test_lru_add(test, tl, 6, LRU_INACTIVE_ANON,
 						    HZ, false);
 	unsigned long before = jiffies, locked_stamp = locked->_thp_scan_stamp;
-	void *was_on = READ_ONCE(thp_scan_enabled) ? test : NULL;
+	void *was_on = thp_scan_is_enabled() ? test : NULL;
 	struct thp_scan_batch b = { };
 	unsigned int i;
 	int err;
@@ -725,7 +734,7 @@ static void thp_scan_test_batch_judge(struct kunit *test)
 	/* Judged as with thp_scan on, whatever thp_scan= said at boot. */
 	err = kunit_add_action_or_reset(test, thp_scan_test_restore_enabled, was_on);
 	KUNIT_ASSERT_EQ(test, 0, err);
-	WRITE_ONCE(thp_scan_enabled, true);
+	thp_scan_test_set_enabled(true);
 	KUNIT_ASSERT_TRUE(test, folio_trylock(locked));
 	b.folio[b.nr++] = small;
 	b.folio[b.nr++] = locked;

@@ -390,17 +390,18 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 }
 
 /*
- * THPs made by khugepaged join the queue like those made at fault:
- * written with no THP at fault (policy madvise, not yet madvised), then
- * collapsed by a fast khugepaged: thp_split_scan_queued grows with
- * thp_collapse_alloc, and kthpscand looks at them and keeps them (dense).
+ * THPs made by khugepaged are judged like those made at fault: written
+ * with no THP at fault (policy madvise, not yet madvised), then collapsed
+ * by a fast khugepaged; kthpscand looks at each of them, found by pfn in
+ * the trace, and keeps it (dense).
  */
-TEST_F_TIMEOUT(decide, collapse_queued, 120)
+TEST_F_TIMEOUT(decide, collapse_judged, 120)
 {
 	const size_t nr = 2, per = self->z.per;
-	long coll0 = vm_counter(_metadata, "thp_collapse_alloc");
-	long queued0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_queued");
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
+	unsigned long heads[2];
+	struct ev_filter kept = {
+		.decision = "keep_used", .pfns = heads, .n = nr, .pid = self->kpid,
+	};
 	struct trace_count c;
 	struct thp_settings s;
 	char *p;
@@ -418,17 +419,16 @@ TEST_F_TIMEOUT(decide, collapse_queued, 120)
 	for (i = 0; i < nr * per; i++)
 		fill_page(p, i, self->z.psz);
 	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ(queued0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_queued"));
 	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_HUGEPAGE));
 	/* khugepaged every 100 ms, the whole range at a time: 6 s for TCG. */
-	EXPECT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 6))
+	ASSERT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 6))
 		TH_LOG("%ld kB collapsed", smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ(nr, vm_counter(_metadata, "thp_collapse_alloc") - coll0);
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_queued") - queued0);
+	ASSERT_EQ(0, head_pfns(p, nr, per, self->z.psz, heads));
+	ASSERT_EQ((long)nr, whole_folios(p, nr, per));
 	/* Due 1 s after the collapse. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= (long)nr,
-			 6));
-	count_trace(self->z.order_pmd, "keep_used", self->kpid, &c);
+	EXPECT_TRUE(POLL(pfns_seen(&kept) == nr, 6))
+		log_other_decisions(&kept, "keep_used", 8);
+	count_trace_pfns(self->z.order_pmd, "keep_used", self->kpid, heads, nr, &c);
 	EXPECT_GE(c.decisions, (long)nr);
 	EXPECT_EQ(per - per * 90 / 100, c.scanned);
 	bad = check_pages(p, nr * per, self->z.psz, every_page, NULL);

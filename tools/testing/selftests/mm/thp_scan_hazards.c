@@ -263,10 +263,9 @@ TEST_F_TIMEOUT(hazards, memcg_removed_with_queued_thps, 120)
 	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
 	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") -
 			 split0 >= NR_THPS, WAIT_SECS));
-	TH_LOG("%ld of %d split; scanned %ld, queued %ld, rounds %ld",
+	TH_LOG("%ld of %d split; scanned %ld, rounds %ld",
 	       size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0, NR_THPS,
 	       size_stat(self->z.pmd_kb, "thp_split_scan_scanned"),
-	       size_stat(self->z.pmd_kb, "thp_split_scan_queued"),
 	       keyed("/proc/vmstat", "thp_split_scan_rounds"));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));

@@ -668,15 +668,13 @@ void thp_scan_queued(bool partial)
 
 /**
  * thp_scan_add_folio_off - thp_scan_add_folio() while thp_scan is off
- * @folio: the folio, of order >= 2, stamped; locked or exclusive to the
- *	   caller
+ * @folio: a PMD-sized THP, stamped; locked or exclusive to the caller
  *
- * Queues what 6.12 queues: PMD-sized THPs, while underused ones may be
- * split.
+ * Queues it as 6.12 does, while underused THPs may be split.
  */
 void thp_scan_add_folio_off(struct folio *folio)
 {
-	if (folio_test_pmd_mappable(folio) && thp_split_underused())
+	if (thp_split_underused())
 		deferred_split_folio(folio, false);
 }
 

@@ -70,14 +70,14 @@ void thp_scan_add_folio_off(struct folio *folio);
  * finds it on the LRU once it is min_age_millisecs old.  Nothing is
  * queued, no lock taken and no counter moved: on the fault path of every
  * mTHP this is a load, a store and a patched-out branch.  With thp_scan
- * off, thp_scan_add_folio_off() queues what 6.12 queues.
+ * off, thp_scan_add_folio_off() queues what 6.12 queues: PMD-sized THPs.
  */
 static inline void thp_scan_add_folio(struct folio *folio)
 {
 	if (folio_order(folio) < THP_SCAN_MIN_ORDER)
 		return;
 	thp_scan_stamp(folio, false);
-	if (!thp_scan_is_enabled())
+	if (!thp_scan_is_enabled() && folio_test_pmd_mappable(folio))
 		thp_scan_add_folio_off(folio);
 }
 

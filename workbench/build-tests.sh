@@ -2,9 +2,11 @@
 # Build the static in-guest test programs for ARCH into build/tests/ARCH/:
 #   workbench/build-tests.sh ARCH
 # Every tools/testing/selftests/mm/thp_scan_*.c and thp_policy_*.c of the
-# assembled tree is a test (kselftest harness, TAP output), linked with the mm selftests'
-# vm_util.c and thp_settings.c and compiled against the tree's own UAPI
-# headers (make headers_install), as the kselftests are.
+# assembled tree but thp_scan_util.c is a test (kselftest harness, TAP output),
+# linked with the mm selftests' vm_util.c and thp_settings.c (and with
+# thp_scan_util.c, their shared helpers, if it includes thp_scan_util.h) and
+# compiled against the tree's own UAPI headers (make headers_install), as the
+# kselftests are.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -29,16 +31,19 @@ fi
 sel=$tree/tools/testing/selftests
 cflags=(-static -O2 -g -Wall
 	-D_GNU_SOURCE -isystem "$hdr/include" -I "$sel" -I "$sel/mm")
-# vm_util.c and thp_settings.c: compiled once, linked into every program.
+# vm_util.c and thp_settings.c: compiled once, linked into every program;
+# thp_scan_util.c (which includes both headers) too, into those that use it.
 lib=$out/.lib
 mkdir -p "$lib"
 libs=()
-for l in vm_util thp_settings; do
+for l in vm_util thp_settings thp_scan_util; do
 	if [ ! -f "$lib/$l.o" ] || [ "$sel/mm/$l.c" -nt "$lib/$l.o" ] ||
-	   [ "$sel/mm/$l.h" -nt "$lib/$l.o" ] || [ "$hdr/include/linux/mman.h" -nt "$lib/$l.o" ]; then
+	   [ "$sel/mm/$l.h" -nt "$lib/$l.o" ] || [ "$hdr/include/linux/mman.h" -nt "$lib/$l.o" ] ||
+	   { [ $l = thp_scan_util ] && { [ "$sel/mm/vm_util.h" -nt "$lib/$l.o" ] ||
+	     [ "$sel/mm/thp_settings.h" -nt "$lib/$l.o" ]; }; }; then
 		"$cc" "${cflags[@]}" -c -o "$lib/$l.o" "$sel/mm/$l.c"
 	fi
-	libs+=("$lib/$l.o")
+	[ $l = thp_scan_util ] || libs+=("$lib/$l.o")
 done
 
 # The programs, as many at once as there are CPUs.
@@ -47,19 +52,25 @@ pids=() bad=0
 : > "$out/tests.list.new"
 for src in "$sel"/mm/thp_scan_*.c "$sel"/mm/thp_policy_*.c; do
 	t=$(basename "$src" .c)
+	[ "$t" != thp_scan_util ] || continue
 	# *_boot tests check boot parameters: test.sh runs them in their own boots.
 	case "$t" in
 	*_boot) ;;
 	*) echo "$t" >> "$out/tests.list.new" ;;
 	esac
+	util=()
+	if grep -q '^#include "thp_scan_util.h"' "$src"; then
+		util=("$lib/thp_scan_util.o")
+	fi
 	if [ ! -x "$out/$t" ] || [ "$src" -nt "$out/$t" ] ||
 	   [ "$lib/vm_util.o" -nt "$out/$t" ] || [ "$lib/thp_settings.o" -nt "$out/$t" ] ||
-	   [ "$sel/mm/thp_scan_util.h" -nt "$out/$t" ]; then
+	   { [ ${#util[@]} -gt 0 ] && { [ "$lib/thp_scan_util.o" -nt "$out/$t" ] ||
+	     [ "$sel/mm/thp_scan_util.h" -nt "$out/$t" ]; }; }; then
 		if [ ${#pids[@]} -ge "$jobs" ]; then
 			wait "${pids[0]}" || bad=1
 			pids=("${pids[@]:1}")
 		fi
-		"$cc" "${cflags[@]}" -o "$out/$t" "$src" "${libs[@]}" -lm &
+		"$cc" "${cflags[@]}" -o "$out/$t" "$src" "${libs[@]}" "${util[@]}" -lm &
 		pids+=($!)
 	fi
 done

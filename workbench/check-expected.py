@@ -9,9 +9,9 @@ The sources, under DIR (the repository by default):
     lines the quilt patches add ("kunit SUITE.CASE");
   - every kselftest-harness test of every in-guest program, the files
     workbench/build-tests.sh builds (tools/testing/selftests/mm/
-    thp_scan_*.c and thp_policy_*.c): TEST(), TEST_SIGNAL(), TEST_F(),
-    TEST_F_SIGNAL(), TEST_F_TIMEOUT(), once per FIXTURE_VARIANT_ADD() of
-    their fixture, named as the harness prints them
+    thp_scan_*.c and thp_policy_*.c, thp_scan_util.c excepted): TEST(),
+    TEST_SIGNAL(), TEST_F(), TEST_F_SIGNAL(), TEST_F_TIMEOUT(), once per
+    FIXTURE_VARIANT_ADD() of their fixture, named as the harness prints them
     ("PROGRAM FIXTURE[.VARIANT].TEST", fixture "global" for TEST());
   - the upstream mm selftests of workbench/upstream/tests, one result
     each of the guest programs upstream_mm and upstream_mm_quick
@@ -31,9 +31,11 @@ top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(top, 'qemu'))
 import results  # noqa: E402  (read_expected, Allow)
 
-# Must match the globs of workbench/build-tests.sh.
+# Must match the globs of workbench/build-tests.sh, and what it leaves out:
+# thp_scan_util.c, the programs' helpers, is no program.
 PROGRAM_GLOBS = ['tools/testing/selftests/mm/thp_scan_*.c',
                  'tools/testing/selftests/mm/thp_policy_*.c']
+NOT_PROGRAMS = {'thp_scan_util'}
 # The upstream mm selftests the guest programs upstream_mm (set "full") and
 # upstream_mm_quick (set "quick") run (workbench/upstream/run.sh).
 UPSTREAM_LIST = 'workbench/upstream/tests'
@@ -129,7 +131,8 @@ def from_sources(root):
     defined.update(upstream_tests(root))
     for g in PROGRAM_GLOBS:
         for src in sorted(glob.glob(os.path.join(root, g))):
-            defined[os.path.basename(src)[:-2]] = harness_tests(src)
+            if os.path.basename(src)[:-2] not in NOT_PROGRAMS:
+                defined[os.path.basename(src)[:-2]] = harness_tests(src)
     return defined
 
 

@@ -1717,8 +1717,6 @@ void __init thp_scan_init(void)
 	struct task_struct *t;
 	unsigned int limit;
 
-	if (!thp_scan_boot_param)
-		static_branch_disable(&thp_scan_on);
 	limit = thp_scan_collapse_limit_now(READ_ONCE(khugepaged_max_ptes_none), &src);
 	if (thp_scan_is_enabled())
 		pr_info("on: kthpscand splits partially mapped and underused anon THPs; khugepaged collapses a PMD range only with at most %u of its %u PTEs new (%s; max_ptes_none %u); thp_scan=off or thp_scan/enabled=0 for 6.12's behaviour\n",
@@ -1748,11 +1746,26 @@ static int __init setup_thp_scan(char *str)
 		pr_warn("thp_scan=%s: cannot parse, ignored\n", str ? str : "");
 		return 0;
 	}
-	/* thp_scan_init() switches the static key, once the scheduler runs. */
+	/* thp_scan_boot_key() switches the static key. */
 	thp_scan_boot_param = on;
 	return 0;
 }
 early_param("thp_scan", setup_thp_scan);
+
+/*
+ * What thp_scan= asked for, in force before any user task and whatever
+ * becomes of THP's own init (hugepage_init(), which starts kthpscand,
+ * may fail after the point where THP faults work).  One writer of the
+ * key at boot, in process context, rather than the early parameter's
+ * handler.
+ */
+static int __init thp_scan_boot_key(void)
+{
+	if (!thp_scan_boot_param)
+		static_branch_disable(&thp_scan_on);
+	return 0;
+}
+early_initcall(thp_scan_boot_key);
 
 /**
  * thp_scan_page_zero_filled - is a page of anonymous memory all zeroes?

@@ -69,7 +69,8 @@ void thp_scan_add_folio_off(struct folio *folio);
  * khugepaged collapse, swap-in), as made now and not judged: kthpscand
  * finds it on the LRU once it is min_age_millisecs old.  Nothing is
  * queued, no lock taken and no counter moved: on the fault path of every
- * mTHP this is a load, a store and a patched-out branch.  With thp_scan
+ * mTHP this is two loads (the order, jiffies), a store and the key's
+ * branch, patched out with CONFIG_JUMP_LABEL.  With thp_scan
  * off, thp_scan_add_folio_off() queues what 6.12 queues: PMD-sized THPs.
  */
 static inline void thp_scan_add_folio(struct folio *folio)

@@ -537,7 +537,7 @@ static inline void thp_scan_setup(struct __test_metadata *_metadata,
  * thp_split_scan_rounds the same over two polls 200 ms apart, for up to 5 s
  * (a round of a few THPs takes milliseconds).
  * Only meaningful when nothing can start a round: thp_scan off, or every
- * queued folio younger than the minimum age and the sleep longer.
+ * large folio younger than the minimum age and the sleep longer.
  */
 static inline void wait_kthpscand_idle(struct __test_metadata *_metadata, int pid)
 {

@@ -771,10 +771,20 @@ const char * const thp_auto_thresholds[] = {
 	AUTO "memcg_pressure_available_pct", AUTO "memcg_plentiful_available_pct",
 };
 
-static_assert(ARRAY_SIZE(thp_scan_knobs) == NR_KNOBS, "NR_KNOBS");
+#define NR_KNOBS ARRAY_SIZE(thp_scan_knobs)
 static_assert(ARRAY_SIZE(thp_auto_thresholds) == NR_THRESHOLDS, "NR_THRESHOLDS");
 
-bool zram_swap_on(void)
+/* What thp_scan_state_restore() puts back: the knobs of the tables above. */
+struct thp_scan_state {
+	bool thp;			/* THP sysfs there, @settings read */
+	struct thp_settings settings;
+	char knobs[NR_KNOBS][32];	/* "" where there is no such file */
+	char thresholds[NR_THRESHOLDS][16];
+	bool memcg;			/* +memory in the root's subtree_control */
+	bool swap;			/* swap on zram0 */
+};
+
+static bool zram_swap_on(void)
 {
 	char line[256];
 	bool on = false;
@@ -788,7 +798,7 @@ bool zram_swap_on(void)
 	return on;
 }
 
-void thp_scan_state_save(struct thp_scan_state *s)
+static void thp_scan_state_save(struct thp_scan_state *s)
 {
 	char buf[256];
 	unsigned int i;
@@ -820,7 +830,8 @@ void thp_scan_state_save(struct thp_scan_state *s)
 	s->swap = zram_swap_on();
 }
 
-bool thp_scan_rmdir_cgroup(const char *path)
+/* Remove the cgroup at @path and those below it, deepest first; true if one was busy. */
+static bool thp_scan_rmdir_cgroup(const char *path)
 {
 	char sub[512];
 	struct dirent *e;
@@ -841,7 +852,8 @@ bool thp_scan_rmdir_cgroup(const char *path)
 	return busy;
 }
 
-void thp_scan_remove_cgroups(void)
+/* Remove the cgroups the tests make (all named thp_*), with a second's grace. */
+static void thp_scan_remove_cgroups(void)
 {
 	char path[300];
 	struct dirent *e;
@@ -868,7 +880,7 @@ void thp_scan_remove_cgroups(void)
 	}
 }
 
-void thp_scan_state_restore(const struct thp_scan_state *s)
+static void thp_scan_state_restore(const struct thp_scan_state *s)
 {
 	unsigned int i;
 

@@ -327,36 +327,11 @@ unsigned long long cgroup_ino(const char *path);
 /* How often task @pid went to sleep by itself; -1 if unknown. */
 long voluntary_switches(int pid);
 
-/*
- * How many files thp_scan_knobs[] and thp_auto_thresholds[] name, in
- * thp_scan_util.c: what struct thp_scan_state keeps of them.
- */
-#define NR_KNOBS 16
+/* How many files thp_auto_thresholds[] names. */
 #define NR_THRESHOLDS 8
 
 /* The auto thresholds, in the order they are restored. */
 extern const char * const thp_auto_thresholds[];
-
-struct thp_scan_state {
-	bool thp;			/* THP sysfs there, @settings read */
-	struct thp_settings settings;
-	char knobs[NR_KNOBS][32];	/* "" where there is no such file */
-	char thresholds[NR_THRESHOLDS][16];
-	bool memcg;			/* +memory in the root's subtree_control */
-	bool swap;			/* swap on zram0 */
-};
-
-bool zram_swap_on(void);
-
-void thp_scan_state_save(struct thp_scan_state *s);
-
-/* Remove the cgroup at @path and those below it, deepest first; true if one was busy. */
-bool thp_scan_rmdir_cgroup(const char *path);
-
-/* Remove the cgroups the tests make (all named thp_*), with a second's grace. */
-void thp_scan_remove_cgroups(void);
-
-void thp_scan_state_restore(const struct thp_scan_state *s);
 
 /*
  * The state when the program started.  The 6.12 kselftest harness kills a

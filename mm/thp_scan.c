@@ -48,10 +48,20 @@
  * underused THPs must be recovered without an admin having to ask for
  * it.  A static key, because the anon fault path reads it for every new
  * large folio (thp_scan_add_folio()); jump_label_mutex serializes the
- * writers (sysfs, thp_scan_init()).  The other knobs are written only
- * through sysfs; readers use READ_ONCE() and need no lock.
+ * writers (thp_scan_set_enabled(): sysfs, thp_scan=, KUnit).  The other
+ * knobs are written only through sysfs; readers use READ_ONCE() and need
+ * no lock.
  */
 DEFINE_STATIC_KEY_TRUE(thp_scan_on);
+
+/* Switch thp_scan on or off: the one writer of thp_scan_on. */
+static void thp_scan_set_enabled(bool on)
+{
+	if (on)
+		static_branch_enable(&thp_scan_on);
+	else
+		static_branch_disable(&thp_scan_on);
+}
 
 /*
  * A large folio is underused when more than this percentage of its
@@ -1762,7 +1772,7 @@ early_param("thp_scan", setup_thp_scan);
 static int __init thp_scan_boot_key(void)
 {
 	if (!thp_scan_boot_param)
-		static_branch_disable(&thp_scan_on);
+		thp_scan_set_enabled(false);
 	return 0;
 }
 early_initcall(thp_scan_boot_key);
@@ -1852,10 +1862,7 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	err = thp_scan_parse_bool(buf, &val);
 	if (err)
 		return err;
-	if (val)
-		static_branch_enable(&thp_scan_on);
-	else
-		static_branch_disable(&thp_scan_on);
+	thp_scan_set_enabled(val);
 	thp_scan_wake();
 	return count;
 }

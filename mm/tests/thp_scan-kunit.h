@@ -49,15 +49,6 @@ static void thp_scan_test_parse_bool_invalid(struct kunit *test)
 	}
 }
 
-/* thp_scan/enabled, as its store handler sets it. */
-static void thp_scan_test_set_enabled(bool on)
-{
-	if (on)
-		static_branch_enable(&thp_scan_on);
-	else
-		static_branch_disable(&thp_scan_on);
-}
-
 /*
  * The store and show handlers round-trip a value, and a rejected write
  * changes nothing.  Restores the setting it found.
@@ -87,7 +78,7 @@ static void thp_scan_test_enabled_store(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2, enabled_show(NULL, &enabled_attr, buf));
 	KUNIT_EXPECT_STREQ(test, "1\n", buf);
 
-	thp_scan_test_set_enabled(saved);
+	thp_scan_set_enabled(saved);
 }
 
 /*
@@ -702,7 +693,7 @@ static void thp_scan_test_walk_resume(struct kunit *test)
 /* Put thp_scan/enabled back as the test found it. */
 static void thp_scan_test_restore_enabled(void *saved)
 {
-	thp_scan_test_set_enabled(saved);
+	thp_scan_set_enabled(saved);
 }
 
 /*
@@ -734,7 +725,7 @@ static void thp_scan_test_batch_judge(struct kunit *test)
 	/* Judged as with thp_scan on, whatever thp_scan= said at boot. */
 	err = kunit_add_action_or_reset(test, thp_scan_test_restore_enabled, was_on);
 	KUNIT_ASSERT_EQ(test, 0, err);
-	thp_scan_test_set_enabled(true);
+	thp_scan_set_enabled(true);
 	KUNIT_ASSERT_TRUE(test, folio_trylock(locked));
 	b.folio[b.nr++] = small;
 	b.folio[b.nr++] = locked;

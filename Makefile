@@ -16,6 +16,12 @@
 #                             thp_policy program FLAKE_N times (default 20) in it,
 #                             print program, runs, failures, first failure line
 #                             (FLAKE_CONFIGS="x86_64:test ...", FLAKE_PROGRAMS=...)
+#   make series               the series for linux-mm: git format-patch output with
+#                             a cover letter in build/series/, checked to apply with
+#                             git am to the pristine tree (build/series-git)
+#   make check-series         build the series patch by patch (x86_64; THP_SCAN=n
+#                             and arm64 every fifth and last), checkpatch, W=1,
+#                             sparse, kernel-doc, coccicheck, htmldocs: a table
 #   make kunit-run ARCH=..    kunit.py run on the assembled tree
 #   make quilt ARGS="..."     quilt in build/linux with the project's settings
 #   make bench                the benchmark: stock 6.12 against the patched kernel,
@@ -31,7 +37,7 @@ BENCH_ARGS ?=
 
 W := workbench
 
-.PHONY: all deps tree kernel tests boot demo test test-full flake-hunt stress selftests-matrix bench kunit-run quilt clean
+.PHONY: all deps tree kernel tests boot demo test test-full flake-hunt stress selftests-matrix series check-series bench kunit-run quilt clean
 
 all: demo
 
@@ -67,6 +73,12 @@ stress: deps
 
 selftests-matrix: deps
 	@$(W)/selftests-matrix.sh
+
+series: deps
+	@$(W)/series.sh
+
+check-series: deps
+	@$(W)/check-series.sh
 
 bench: deps
 	@bench/run.sh $(BENCH_ARGS)

@@ -1,0 +1,164 @@
+#!/bin/bash
+# make check-series (on demand, not in the test command): make the series
+# (workbench/series.sh), then apply it patch by patch in a git worktree of
+# the pristine tree and, after each patch:
+#   - build the x86_64 test kernel (configs: base + x86_64 + test, so
+#     CONFIG_THP_SCAN=y once the patch that adds it is in);
+#   - at every fifth patch and the last: the same with CONFIG_THP_SCAN=n
+#     (configs/nothpscan.config) and the arm64 test kernel;
+#   - scripts/checkpatch.pl --strict on the patch;
+#   - on the C files the patch touches: W=1 and sparse (C=1) on their
+#     objects, scripts/kernel-doc -none on them and on the headers;
+# and, on the last patch: coccicheck on the new C files, and the docs
+# (make htmldocs SPHINXDIRS="mm admin-guide", Debian's sphinx) compared
+# with the pristine tree's: no warning may name a file the series touches.
+# Prints a table: patch, builds, warnings; exits 1 on any failure or
+# warning.  Objects: build/series-check/obj/ (kept: ccache and make keep
+# a second run short).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+W=$top/workbench
+repo=$build/series-git
+out=$build/series
+cb=$build/series-check
+tree=$cb/linux
+logs=$cb/logs
+"$W/series.sh" || exit 1
+. "$W/kmake.sh"
+g() { git -C "$repo" "$@"; }
+
+for p in python3-sphinx python3-sphinx-rtd-theme; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' && continue
+	echo "check-series: installing $p (the docs build)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" > /dev/null ||
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" > /dev/null; }
+done
+
+mkdir -p "$cb" "$logs"
+if [ ! -e "$tree/.git" ]; then
+	rm -rf "$tree"
+	g worktree prune
+	g worktree add -q --detach "$tree" series
+fi
+base=$(g describe --tags --abbrev=0 series)
+mapfile -t commits < <(g rev-list --reverse "$base..series")
+npatch=${#commits[@]}
+mapfile -t pfiles < <(ls "$out"/0*.patch | grep -v /0000-cover-letter.patch)
+bad=0
+rows=()
+
+# build NAME ARCH CFG: build-kernel.sh on the worktree; the log's
+# compiler warnings are counted.
+build() {
+	local name=$1 arch=$2 cfg=$3 log=$logs/$i-$1.log
+	if BUILD=$cb "$W/build-kernel.sh" "$arch" "$cfg" > "$log" 2>&1; then
+		nw=$(grep -c 'warning:' "$log")
+		res="$name ok"
+		[ "$nw" = 0 ] || { res="$name ok, $nw warnings"; bad=1; }
+	else
+		res="$name FAILED"
+		bad=1
+	fi
+	built+=("$res")
+}
+
+for ((i = 1; i <= npatch; i++)); do
+	c=${commits[$((i - 1))]}
+	pf=${pfiles[$((i - 1))]}
+	git -C "$tree" checkout -q --detach "$c" || { echo "check-series: cannot check out $c"; exit 1; }
+	built=()
+	kconfig_scan=no
+	grep -q '^config THP_SCAN$' "$tree/mm/Kconfig" && kconfig_scan=yes
+	build "x86_64" x86_64 test
+	if [ $((i % 5)) = 0 ] || [ "$i" = "$npatch" ]; then
+		if [ "$kconfig_scan" = yes ]; then
+			build "x86_64 THP_SCAN=n" x86_64 test+nothpscan
+		fi
+		build "arm64" arm64 test
+	fi
+	# checkpatch on the patch as sent.
+	cp_out=$(cd "$tree" && scripts/checkpatch.pl --strict -q "$pf" 2>&1)
+	cp_tot=$(echo "$cp_out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1\/\2\/\3/p')
+	[ -n "$cp_tot" ] || cp_tot=0/0/0
+	[ "$cp_tot" = 0/0/0 ] || { bad=1; echo "$cp_out" > "$logs/$i-checkpatch.log"; }
+	# The files of the patch: W=1 and sparse on the objects of its C
+	# files under mm/ (the x86_64 test build's objects), kernel-doc on
+	# its C files and headers.
+	mapfile -t cfiles < <(g diff --name-only --diff-filter=AM "$c~1" "$c" -- 'mm/*.c' 'include/*.h' 'mm/*.h')
+	wn=0 sp=0 kd=0
+	objs=()
+	for f in "${cfiles[@]}"; do
+		case "$f" in
+		mm/*.c) [ -f "$cb/obj/x86_64-test/${f%.c}.o" ] && objs+=("${f%.c}.o") ;;
+		esac
+	done
+	if [ ${#objs[@]} -gt 0 ]; then
+		# W=1 changes the objects' command line, so make compiles them
+		# again; C=2 runs sparse on them whatever their state.  The next
+		# build compiles them back with its own command line.
+		kmake_setup x86_64
+		kmake "$cb/obj/x86_64-test" W=1 "${objs[@]}" > "$logs/$i-w1.log" 2>&1
+		wn=$(grep -c 'warning:' "$logs/$i-w1.log")
+		kmake "$cb/obj/x86_64-test" C=2 "${objs[@]}" > "$logs/$i-sparse.log" 2>&1
+		sp=$(grep -E -c '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$logs/$i-sparse.log")
+	fi
+	klog=$logs/$i-kernel-doc.log
+	: > "$klog"
+	for f in "${cfiles[@]}"; do
+		(cd "$tree" && scripts/kernel-doc -none "$f") >> "$klog" 2>&1
+	done
+	kd=$(grep -c -i 'warning' "$klog")
+	[ "$wn$sp$kd" = 000 ] || bad=1
+	subj=$(g log -1 --format=%s "$c" | cut -c1-60)
+	rows+=("| $i | $subj | $(IFS=';'; echo "${built[*]}" | sed 's/;/, /g') | $cp_tot | $wn | $sp | $kd |")
+done
+
+# --- the last patch: coccicheck on the series' new C files, and the docs -
+final_msgs=()
+mapfile -t newc < <(g diff --name-only --diff-filter=A "$base" series -- 'mm/*.c')
+clog=$logs/coccicheck.log
+: > "$clog"
+for f in "${newc[@]}"; do
+	(cd "$tree" && make -s coccicheck MODE=report M="$(dirname "$f")" COCCI= SPFLAGS="--very-quiet" \
+		2>/dev/null | grep -F "$f") >> "$clog" || true
+done
+nc=$(grep -c . "$clog")
+[ "$nc" = 0 ] || bad=1
+final_msgs+=("coccicheck on ${newc[*]}: $nc findings (log: $clog)")
+
+# The docs: warnings of the series' tree that name a file it touches and
+# that the pristine tree's build does not give.
+docs() { # REV OBJ LOG
+	git -C "$tree" checkout -q --detach "$1"
+	make -C "$tree" O="$2" SPHINXDIRS="mm admin-guide" htmldocs > "$3" 2>&1
+}
+docs "$base" "$cb/docs-base" "$logs/docs-base.log"
+drc=$?
+docs series "$cb/docs-series" "$logs/docs-series.log"
+drc2=$?
+touched=$(g diff --name-only "$base" series -- Documentation | tr '\n' '|' | sed 's/|$//')
+grep -iE 'warning|error' "$logs/docs-series.log" | sed "s|$tree/||" | sort -u > "$cb/docs-series.w"
+grep -iE 'warning|error' "$logs/docs-base.log" | sed "s|$tree/||" | sort -u > "$cb/docs-base.w"
+new_docs=$(comm -13 "$cb/docs-base.w" "$cb/docs-series.w" | grep -E "${touched:-^$}" || true)
+nd=$(echo -n "$new_docs" | grep -c . || true)
+if [ "$drc" != 0 ] || [ "$drc2" != 0 ]; then
+	final_msgs+=("htmldocs: make failed (base $drc, series $drc2; logs: $logs/docs-*.log)")
+	bad=1
+elif [ "$nd" != 0 ]; then
+	final_msgs+=("htmldocs (mm, admin-guide): $nd new warnings in the series' files:")
+	final_msgs+=("$new_docs")
+	bad=1
+else
+	final_msgs+=("htmldocs (mm, admin-guide): no new warning in the series' files ($(wc -l < "$cb/docs-series.w") lines of warnings in all, $(wc -l < "$cb/docs-base.w") in the pristine tree)")
+fi
+git -C "$tree" checkout -q --detach series
+
+echo
+echo "| patch | subject | builds | checkpatch --strict (errors/warnings/checks) | W=1 warnings | sparse | kernel-doc |"
+echo "|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+echo
+printf '%s\n' "${final_msgs[@]}"
+echo "logs: $logs"
+exit $bad

@@ -9,10 +9,10 @@
 #
 # The tree is $BUILD/linux (BUILD: default build/).  A stock tree (the
 # benchmark's build/stock/linux: Debian's tarball, no overlay, no patches)
-# is recognised by its mm/Kconfig, which has no THP_SCAN: the options that
-# only the series adds (STOCK_DROP below) are filtered out of the
-# fragments, said so, and not counted as lost; every other option must
-# survive as usual.
+# is recognised by its mm/Kconfig, which lacks the options that only the
+# series adds (STOCK_DROP below): they are filtered out of the fragments,
+# said so, and not counted as lost; every other option must survive as
+# usual.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,18 +36,25 @@ done
 
 mkdir -p "$obj"
 
-# Options the patch series adds: a stock tree cannot have them.
+# Options the patch series adds: a stock tree, or a tree of the series'
+# first patches (make check-series), lacks some of them.  Those that its
+# mm/Kconfig does not define are filtered out of the fragments, said so,
+# and not counted as lost.
 STOCK_DROP='CONFIG_THP_SCAN[A-Z0-9_]*|CONFIG_THP_AUTO_KUNIT_TEST'
-if ! grep -q '^config THP_SCAN$' "$tree/mm/Kconfig"; then
+absent=()
+for o in $(cat "${frags[@]}" | grep -Eo "^($STOCK_DROP)=" | tr -d = | sort -u); do
+	grep -q "^config ${o#CONFIG_}\$" "$tree/mm/Kconfig" || absent+=("$o")
+done
+if [ ${#absent[@]} -gt 0 ]; then
+	drop=$(IFS='|'; echo "${absent[*]}")
 	fdir=$obj/stock-fragments
 	mkdir -p "$fdir"
 	stock=()
 	for f in "${frags[@]}"; do
-		grep -Ev "^($STOCK_DROP)=" "$f" > "$fdir/$(basename "$f")" || true
+		grep -Ev "^($drop)=" "$f" > "$fdir/$(basename "$f")" || true
 		stock+=("$fdir/$(basename "$f")")
 	done
-	dropped=$(cat "${frags[@]}" | grep -Eo "^($STOCK_DROP)=[^ ]*" | tr '\n' ' ' || true)
-	echo "build-kernel: stock tree ($tree): without the series' options: ${dropped:-none}"
+	echo "build-kernel: stock tree, or the series' first patches ($tree): without ${absent[*]}"
 	frags=("${stock[@]}")
 fi
 

@@ -85,18 +85,34 @@ while read -r kind arg rest; do
 		g am -q --keep-cr "$top/patches/$arg" || die "patches/$arg does not apply to $base with git am"
 		;;
 	group)
-		# group NAME INCLUDE-REGEX [EXCLUDE-REGEX|- [FILE REGEX]]: the
-		# final version of the files matching INCLUDE and not EXCLUDE,
-		# without FILE's lines matching REGEX (a later group adds them).
-		read -r inc exc dfile dre <<< "$rest"
-		[ "${exc:--}" != - ] || exc=
+		# group NAME INCLUDE [EXCLUDE|- [FILE REGEX|- -]] [peel=DIFF]:
+		# the final version of the files matching INCLUDE and not
+		# EXCLUDE, without FILE's lines matching REGEX (a later group
+		# adds them), then DIFF applied: the edits that take the final
+		# files back to what this patch alone makes of them.
+		read -r -a tok <<< "$rest"
+		peel=
+		if [ ${#tok[@]} -gt 0 ] && [ "${tok[-1]#peel=}" != "${tok[-1]}" ]; then
+			peel=$top/workbench/series/${tok[-1]#peel=}
+			unset 'tok[-1]'
+		fi
+		inc=${tok[0]:-} exc=${tok[1]:--} dfile=${tok[2]:--} dre=${tok[3]:--}
+		[ "$exc" != - ] || exc=
 		msg=$top/workbench/series/$arg.txt
 		[ -f "$msg" ] || die "plan: no $msg"
 		apply_group "$inc" "$exc"
-		if [ -n "${dfile:-}" ]; then
+		if [ "$dfile" != - ]; then
 			grep -Ev "$dre" "$repo/$dfile" > "$repo/.git/series-drop" || true
+			# Only lines the series adds may be dropped.
+			if grep -Ex "$dre" "$repo/$dfile" | grep -Fxq -f - <(g show "$base:$dfile" 2>/dev/null); then
+				die "plan: group $arg: $dre drops lines of the pristine $dfile"
+			fi
 			cp "$repo/.git/series-drop" "$repo/$dfile"
 			g add -f -- "$dfile"
+		fi
+		if [ -n "$peel" ]; then
+			g apply --index "$peel" ||
+				die "$peel does not apply to the final files: refresh it (README.md, \"The series\")"
 		fi
 		[ -n "$(g diff --cached --name-only)" ] || die "plan: group $arg changes nothing"
 		author=$(sed -n 's/^From: //p' "$msg" | head -n 1)

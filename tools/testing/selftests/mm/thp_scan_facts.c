@@ -89,11 +89,11 @@ FIXTURE_SETUP(facts)
 	for (i = 0; i < NR_FACT_KNOBS; i++) {
 		const char *knob = fact_knobs[i];
 
-		ASSERT_EQ(0, get(knob, self->saved[i], sizeof(self->saved[i])))
+		ASSERT_EQ(0, ts_get(knob, self->saved[i], sizeof(self->saved[i])))
 			TH_LOG("cannot read %s: a kernel without thp_scan, or no tracefs",
 			       knob);
 	}
-	ASSERT_EQ(0, get(CG "cgroup.subtree_control", ctl, sizeof(ctl)));
+	ASSERT_EQ(0, ts_get(CG "cgroup.subtree_control", ctl, sizeof(ctl)));
 	self->memcg_on = strstr(ctl, "memory");
 	self->psz = getpagesize();
 	self->pmd = read_pmd_pagesize();
@@ -117,14 +117,14 @@ FIXTURE_TEARDOWN_PARENT(facts)
 	if (self->zram) {
 		if (system("swapoff /dev/zram0"))
 			TH_LOG("swapoff /dev/zram0 failed");
-		put(ZRAM "reset", "1");
+		ts_put(ZRAM "reset", "1");
 	}
 	for (i = NR_FACT_KNOBS - 1; i >= 0; i--)
-		put(fact_knobs[i], self->saved[i]);
+		ts_put(fact_knobs[i], self->saved[i]);
 	thp_write_settings(&self->thp);
 	rmdir(CG_T);
 	if (!self->memcg_on)
-		put(CG "cgroup.subtree_control", "-memory");
+		ts_put(CG "cgroup.subtree_control", "-memory");
 }
 
 /* Counter @name of the THP size of @kb kB. */
@@ -134,23 +134,23 @@ static long fact_stat(struct __test_metadata *_metadata, unsigned long kb,
 	char path[160];
 
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/%s", kb, name);
-	return counter(_metadata, path, NULL);
+	return ts_counter(_metadata, path, NULL);
 }
 
-#define VMSTAT(key) counter(_metadata, "/proc/vmstat", key)
-#define MEMINFO_KB(key) counter(_metadata, "/proc/meminfo", key)
+#define VMSTAT(key) ts_counter(_metadata, "/proc/vmstat", key)
+#define MEMINFO_KB(key) ts_counter(_metadata, "/proc/meminfo", key)
 #define STAT(kb, name) fact_stat(_metadata, kb, name)
-#define MEMCG() counter(_metadata, CG_T "memory.current", NULL)
+#define MEMCG() ts_counter(_metadata, CG_T "memory.current", NULL)
 
 /*
  * Poll @cond every 200 ms until it holds, WAIT_SECS at the most; the
  * value is the seconds waited.
  */
-#define WAIT_FOR(cond) ({					\
-	double __start = mono_s();					\
-	while (!(cond) && mono_s() - __start < WAIT_SECS)		\
-		usleep(200000);					\
-	(int)(mono_s() - __start);					\
+#define WAIT_FOR(cond) ({						\
+	double __start = ts_mono_s();					\
+	while (!(cond) && ts_mono_s() - __start < WAIT_SECS)		\
+		usleep(200000);						\
+	(int)(ts_mono_s() - __start);					\
 })
 
 /*
@@ -176,7 +176,7 @@ static void fact_thp_settings(struct _test_data_facts *self, bool pmd,
 /* @len bytes of anonymous memory aligned to @align, for THPs (madvise). */
 static char *map_thp(size_t len, size_t align)
 {
-	char *p = map_aligned(len, align);
+	char *p = ts_map_aligned(len, align);
 
 	if (p && madvise(p, len, MADV_HUGEPAGE))
 		return NULL;
@@ -212,14 +212,14 @@ static void prepare(struct __test_metadata *_metadata,
 	for (i = 0; i < NR_FACT_KNOBS; i++) {
 		const char *knob = fact_knobs[i];
 
-		ASSERT_EQ(0, put(knob, fact_knob_defaults[i])) TH_LOG("%s", knob);
+		ASSERT_EQ(0, ts_put(knob, fact_knob_defaults[i])) TH_LOG("%s", knob);
 	}
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", min_age));
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", min_age));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	ASSERT_EQ(0, put(CG_T "cgroup.procs", pid));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(CG_T "cgroup.procs", pid));
+	ASSERT_EQ(0, ts_clear_trace());
 }
 
 /* The data of page @pg: 64-bit words, none of them zero. */
@@ -296,7 +296,7 @@ static int wait_split(const unsigned long *pfns, size_t n, const char *decision)
 {
 	struct ev_filter f = { true, decision, pfns, n, 0, true };
 
-	return WAIT_FOR(pfns_seen(&f) == n);
+	return WAIT_FOR(ts_pfns_seen(&f) == n);
 }
 
 /*
@@ -310,12 +310,12 @@ static void expect_decided(struct __test_metadata *_metadata,
 {
 	struct ev_filter any = { false, NULL, pfns, n };
 	struct ev_filter want = { false, decision, pfns, n };
-	int t = WAIT_FOR(pfns_seen(&any) == n);
+	int t = WAIT_FOR(ts_pfns_seen(&any) == n);
 
-	EXPECT_EQ(n, pfns_seen(&any)) TH_LOG("after %d s", t);
-	EXPECT_EQ(events(&any), events(&want)) {
+	EXPECT_EQ(n, ts_pfns_seen(&any)) TH_LOG("after %d s", t);
+	EXPECT_EQ(ts_events(&any), ts_events(&want)) {
 		TH_LOG("not all %s", decision);
-		log_other_decisions(&any, decision, 8);
+		ts_log_other_decisions(&any, decision, 8);
 	}
 }
 
@@ -363,8 +363,8 @@ static uint64_t flags_at(const char *p)
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	uint64_t f = 0;
 
-	if (kpf >= 0 && !pagemap_pfns(p, 1, &pfn) && pfn)
-		f = kpageflags(kpf, pfn);
+	if (kpf >= 0 && !ts_pagemap_pfns(p, 1, &pfn) && pfn)
+		f = ts_kpageflags(kpf, pfn);
 	if (kpf >= 0)
 		close(kpf);
 	return f;
@@ -378,10 +378,10 @@ static long resident(const char *p, size_t nr)
 	long n = -1;
 	size_t i;
 
-	if (pfns && kpf >= 0 && !pagemap_pfns(p, nr, pfns))
+	if (pfns && kpf >= 0 && !ts_pagemap_pfns(p, nr, pfns))
 		for (n = 0, i = 0; i < nr; i++)
 			n += pfns[i] &&
-			     !(kpageflags(kpf, pfns[i]) & (1ULL << KPF_ZERO_PAGE));
+			     !(ts_kpageflags(kpf, pfns[i]) & (1ULL << KPF_ZERO_PAGE));
 	if (kpf >= 0)
 		close(kpf);
 	free(pfns);
@@ -406,7 +406,7 @@ static void zram_swap(struct __test_metadata *_metadata,
 		      struct _test_data_facts *self, const char *size)
 {
 	ASSERT_EQ(0, access(ZRAM "disksize", F_OK)) TH_LOG("needs CONFIG_ZRAM");
-	ASSERT_EQ(0, put(ZRAM "disksize", size));
+	ASSERT_EQ(0, ts_put(ZRAM "disksize", size));
 	self->zram = true;
 	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
 }
@@ -440,7 +440,7 @@ static long thp_scan_splits(const unsigned long *pfns, size_t n)
 	long nr = thp_scan_events(&ev), i, c = 0;
 
 	for (i = 0; i < nr; i++)
-		c += ev[i].split && !ev[i].ret && pfn_in(ev[i].pfn, pfns, n);
+		c += ev[i].split && !ev[i].ret && ts_pfn_in(ev[i].pfn, pfns, n);
 	free(ev);
 	return nr < 0 ? -1 : c;
 }
@@ -495,8 +495,8 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 			     per, fact_every_page);
 	}
 	ASSERT_EQ(0, munmap(frag, frag_len));
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, before));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, before));
 
 	split0 = STAT(M64_KB, "split");
 	sd0 = STAT(M64_KB, "split_deferred");
@@ -504,15 +504,15 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
 	np0 = STAT(M64_KB, "thp_split_scan_not_partial");
 	mig0 = VMSTAT("pgmigrate_success");
-	ASSERT_EQ(0, clear_trace());
-	ASSERT_EQ(0, put("/proc/sys/vm/compact_memory", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put("/proc/sys/vm/compact_memory", "1"));
 
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, after));
-	whole = whole_folios(p, nr, per);
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, after));
+	whole = ts_whole_folios(p, nr, per);
 	mig_split = migration_splits();
 	for (i = 0; i < nr; i++) {
 		if (after[i] != before[i] &&
-		    whole_folios(p + i * per * self->psz, 1, per) == 1)
+		    ts_whole_folios(p + i * per * self->psz, 1, per) == 1)
 			moved[n_moved++] = after[i];
 	}
 	ksft_print_msg("compaction: %zu of %zu mTHPs moved whole, %ld split\n",
@@ -525,7 +525,7 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 
 	/* kthpscand looks at each moved one after the move, and keeps it. */
 	expect_decided(_metadata, moved, n_moved, "keep_used");
-	EXPECT_EQ(whole, whole_folios(p, nr, per));
+	EXPECT_EQ(whole, ts_whole_folios(p, nr, per));
 	memcpy(all, before, nr * sizeof(*all));
 	memcpy(all + nr, after, nr * sizeof(*all));
 	EXPECT_EQ(0, thp_scan_splits(all, 2 * nr));
@@ -554,7 +554,7 @@ static void need_two_nodes(struct __test_metadata *_metadata)
 	char cmdline[4096], *e;
 	int expect = 0;
 
-	if (!get("/proc/cmdline", cmdline, sizeof(cmdline))) {
+	if (!ts_get("/proc/cmdline", cmdline, sizeof(cmdline))) {
 		e = strstr(cmdline, "thpscan.numa_nodes=");
 		if (e)
 			expect = atoi(e + strlen("thpscan.numa_nodes="));
@@ -622,18 +622,18 @@ static void move_and_check(struct __test_metadata *_metadata,
 	size_t i, n;
 
 	ASSERT_TRUE(old && status);
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, old));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, old));
 	ASSERT_EQ(0, move_folios(p, nr, per, self->psz, node, status))
 		TH_LOG("move_pages: %s", strerror(errno));
 	for (i = 0, n = 0; i < nr; i++)
 		n += status[i] == node;
 	EXPECT_EQ(nr, n) TH_LOG("%zu of %zu folios moved to node %d", n, nr, node);
 	EXPECT_EQ(nr, on_node(p, nr, per, self->psz, node));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	for (i = 0, n = 0; i < nr; i++)
 		n += old[i] != heads[i];
 	EXPECT_EQ(nr, n) TH_LOG("%zu of %zu folios at new pfns", n, nr);
-	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 	free(old);
 	free(status);
 }
@@ -654,9 +654,9 @@ static void fault_pmd_and_64k(struct __test_metadata *_metadata,
 	*pm = map_thp(nr_m * 16 * self->psz, self->pmd);
 	ASSERT_NE(NULL, *pm);
 	fill(*pm, 0, nr_m * 16, self->psz, 16, data);
-	ASSERT_EQ(nr_pmd, whole_folios(*pp, nr_pmd, self->per));
-	ASSERT_EQ((long)(nr_pmd * self->pmd_kb), smaps_kb(*pp, "AnonHugePages:"));
-	ASSERT_EQ(nr_m, whole_folios(*pm, nr_m, 16));
+	ASSERT_EQ(nr_pmd, ts_whole_folios(*pp, nr_pmd, self->per));
+	ASSERT_EQ((long)(nr_pmd * self->pmd_kb), ts_smaps_kb(*pp, "AnonHugePages:"));
+	ASSERT_EQ(nr_m, ts_whole_folios(*pm, nr_m, 16));
 }
 
 /*
@@ -705,7 +705,7 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 		move_and_check(_metadata, self, pp, nr_pmd, self->per, node, heads_pmd);
 		move_and_check(_metadata, self, pm, nr_m, per_m, node, heads_m);
 		EXPECT_EQ((long)(nr_pmd * self->pmd_kb),
-			  smaps_kb(pp, "AnonHugePages:"));
+			  ts_smaps_kb(pp, "AnonHugePages:"));
 	}
 	/*
 	 * Every move is proven above by the new pfns of whole folios. The
@@ -721,8 +721,8 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 	memcpy(all, heads_pmd, sizeof(heads_pmd));
 	memcpy(all + nr_pmd, heads_m, sizeof(heads_m));
 	expect_decided(_metadata, all, nr_pmd + nr_m, "keep_used");
-	EXPECT_EQ(nr_pmd, whole_folios(pp, nr_pmd, self->per));
-	EXPECT_EQ(nr_m, whole_folios(pm, nr_m, per_m));
+	EXPECT_EQ(nr_pmd, ts_whole_folios(pp, nr_pmd, self->per));
+	EXPECT_EQ(nr_m, ts_whole_folios(pm, nr_m, per_m));
 	EXPECT_EQ(split_p0, STAT(self->pmd_kb, "split"));
 	EXPECT_EQ(split_m0, STAT(M64_KB, "split"));
 	EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
@@ -775,7 +775,7 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	EXPECT_EQ(split_p0, STAT(self->pmd_kb, "split"));
 	EXPECT_EQ(split_m0, STAT(M64_KB, "split"));
 
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", AGE_MS));
 	/*
 	 * On the split events of the test's own folios (a system-wide
 	 * counter could end the wait with one of them halfway through its
@@ -789,10 +789,10 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	/* Split where they were moved to. */
 	fp.pfns = heads_pmd;
 	fp.n = nr_pmd;
-	EXPECT_EQ(nr_pmd, pfns_seen(&fp));
+	EXPECT_EQ(nr_pmd, ts_pfns_seen(&fp));
 	fp.pfns = heads_m;
 	fp.n = nr_m;
-	EXPECT_EQ(nr_m, pfns_seen(&fp));
+	EXPECT_EQ(nr_m, ts_pfns_seen(&fp));
 	/* Only the pages written are left; the rest map the zero page. */
 	EXPECT_EQ(nr_pmd, resident(pp, nr_pmd * self->per));
 	EXPECT_EQ(nr_m, resident(pm, nr_m * per_m));
@@ -830,7 +830,7 @@ TEST_F_TIMEOUT(facts, numa_move_flags_nothing, 300)
 	p = map_thp(nr * per * self->psz, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
 	/*
 	 * Made on both nodes (two CPUs, the task moved while it faulted)?
 	 * Gather them on node 0 first: only the move below is counted.
@@ -841,7 +841,7 @@ TEST_F_TIMEOUT(facts, numa_move_flags_nothing, 300)
 		ASSERT_EQ(0, move_folios(p, nr, per, self->psz, 0, status));
 		ASSERT_EQ(nr, on_node(p, nr, per, self->psz, 0));
 	}
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 	/*
 	 * System-wide counters, which only the test's folios move here (no
 	 * other task of the guest maps a 64K mTHP).
@@ -853,18 +853,18 @@ TEST_F_TIMEOUT(facts, numa_move_flags_nothing, 300)
 	EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
 	/* The shrinker: nothing of theirs flagged, so nothing split. */
-	ASSERT_EQ(0, put("/proc/sys/vm/drop_caches", "2"));
+	ASSERT_EQ(0, ts_put("/proc/sys/vm/drop_caches", "2"));
 	for (i = 0; i < nr; i++)
-		EXPECT_EQ(per, folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("mTHP %zu", i);
+		EXPECT_EQ(per, ts_folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("mTHP %zu", i);
 	EXPECT_EQ(split0, STAT(M64_KB, "split"));
 
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
 	/* On the decisions on the test's own folios, by their pfns. */
-	t = WAIT_FOR(pfns_seen(&f) == nr);
-	EXPECT_EQ(nr, pfns_seen(&f)) TH_LOG("after %d s", t);
-	EXPECT_EQ(0, pfns_seen(&refuted));
+	t = WAIT_FOR(ts_pfns_seen(&f) == nr);
+	EXPECT_EQ(nr, ts_pfns_seen(&f)) TH_LOG("after %d s", t);
+	EXPECT_EQ(0, ts_pfns_seen(&refuted));
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
-	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 	EXPECT_EQ(split0, STAT(M64_KB, "split"));
 	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
 	close(kpf);
@@ -889,11 +889,11 @@ TEST_F_TIMEOUT(facts, pageout_dense_mthps, 300)
 	prepare(_metadata, self, false, true, AGE_MS);
 	zram_swap(_metadata, self, "64M");
 	for (on = 1; on >= 0; on--) {
-		ASSERT_EQ(0, put(THP_SCAN "enabled", on ? "1" : "0"));
+		ASSERT_EQ(0, ts_put(THP_SCAN "enabled", on ? "1" : "0"));
 		p = map_thp(len, self->pmd);
 		ASSERT_NE(NULL, p);
 		fill(p, 0, nr * per, self->psz, per, fact_every_page);
-		ASSERT_EQ(nr, whole_folios(p, nr, per));
+		ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
 		out0 = STAT(M64_KB, "swpout");
 		fb0 = STAT(M64_KB, "swpout_fallback");
 		split0 = STAT(M64_KB, "split");
@@ -910,11 +910,11 @@ TEST_F_TIMEOUT(facts, pageout_dense_mthps, 300)
 
 		/* Read back: every byte, and each mTHP swapped in whole. */
 		EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
-		EXPECT_EQ(nr, whole_folios(p, nr, per)) TH_LOG("thp_scan %d", on);
-		ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+		EXPECT_EQ(nr, ts_whole_folios(p, nr, per)) TH_LOG("thp_scan %d", on);
+		ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 		if (on) {
 			expect_decided(_metadata, heads, nr, "keep_used");
-			EXPECT_EQ(nr, whole_folios(p, nr, per));
+			EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 		}
 		EXPECT_EQ(split0, STAT(M64_KB, "split"));
 		EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
@@ -965,14 +965,14 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	p = map_thp(nr * fsz, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	/* The pages to be unmapped, one by one. */
 	for (i = 0; i < nr; i++)
-		ASSERT_EQ(0, pagemap_pfns(p + i * fsz + from * self->psz, taken,
-					  gone + i * taken));
+		ASSERT_EQ(0, ts_pagemap_pfns(p + i * fsz + from * self->psz, taken,
+					     gone + i * taken));
 	/* Charged to the test's memcg, as anonymous memory: what is looked at below. */
-	ASSERT_EQ(nr * taken, charged_anon(gone, nr * taken, cgroup_ino(CG_T), false));
+	ASSERT_EQ(nr * taken, ts_charged_anon(gone, nr * taken, ts_cgroup_ino(CG_T), false));
 	sp0 = STAT(kb, "thp_split_scan_partial");
 	sd0 = STAT(kb, "split_deferred");
 	tds0 = VMSTAT("thp_deferred_split_page");
@@ -980,7 +980,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 		to0 = STAT(new_kb, "thp_split_scan_to_mthp");
 	tom0 = VMSTAT("thp_split_scan_to_mthp");
 	rss0 = rss_anon();
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_clear_trace());
 
 	for (i = 0; i < nr; i++) {
 		char *a = p + i * fsz + from * self->psz;
@@ -1008,7 +1008,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	 * (kpagecgroup): memory.current would hide a leak of up to the
 	 * per-CPU charge stock, 64 pages a CPU.
 	 */
-	EXPECT_EQ(0, charged_anon(gone, nr * taken, cgroup_ino(CG_T), true))
+	EXPECT_EQ(0, ts_charged_anon(gone, nr * taken, ts_cgroup_ino(CG_T), true))
 		TH_LOG("of %zu unmapped pages", nr * taken);
 
 	/* Traced: the walk saw what is mapped, the split chose the order. */
@@ -1020,7 +1020,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 			if (b >= from && b < to)
 				continue;
 			blocks++;
-			whole += whole_folios(p + i * fsz + b * self->psz, 1, bpages) == 1;
+			whole += ts_whole_folios(p + i * fsz + b * self->psz, 1, bpages) == 1;
 		}
 	EXPECT_EQ(blocks, whole);
 	EXPECT_TRUE(new_order < 2 || (flags_at(p) & (1ULL << KPF_THP)));
@@ -1099,19 +1099,19 @@ TEST_F_TIMEOUT(facts, mprotect_two_vmas_unmapped_whole, 300)
 
 	prepare(_metadata, self, true, false, AGE_MS);
 	for (on = 0; on <= 1; on++) {
-		ASSERT_EQ(0, put(THP_SCAN "enabled", on ? "1" : "0"));
+		ASSERT_EQ(0, ts_put(THP_SCAN "enabled", on ? "1" : "0"));
 		p = map_thp(nr * self->pmd, self->pmd);
 		ASSERT_NE(NULL, p);
 		fill(p, 0, nr * per, self->psz, per, fact_every_page);
-		ASSERT_EQ(nr, whole_folios(p, nr, per));
-		ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
-		ASSERT_EQ(0, clear_trace());
+		ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+		ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
+		ASSERT_EQ(0, ts_clear_trace());
 		for (i = 0; i < nr; i++)
 			ASSERT_EQ(0, mprotect(p + i * self->pmd + self->pmd / 2,
 					      self->pmd / 2, PROT_READ));
 		/* Mapped by PTEs now, through two VMAs, every page. */
-		EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-		EXPECT_EQ(nr, whole_folios(p, nr, per));
+		EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
+		EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 		EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
 		pm0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
 		if (on)
@@ -1142,7 +1142,7 @@ static long zram_io_stat(int n)
 	char buf[256], *s = buf;
 	long v = -1;
 
-	if (get(ZRAM "io_stat", buf, sizeof(buf)))
+	if (ts_get(ZRAM "io_stat", buf, sizeof(buf)))
 		return -1;
 	while (n-- >= 0)
 		v = strtol(s, &s, 10);
@@ -1176,12 +1176,12 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	/* kthpscand keeps off until the folios are half mapped again. */
 	prepare(_metadata, self, false, true, "600000");
 	zram_swap(_metadata, self, "64M");
-	ASSERT_EQ(0, put(ZRAM "mem_limit", "4096"));
+	ASSERT_EQ(0, ts_put(ZRAM "mem_limit", "4096"));
 	p = map_thp(len, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	sp0 = STAT(M64_KB, "thp_split_scan_partial");
 	sd0 = STAT(M64_KB, "split_deferred");
 	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
@@ -1203,7 +1203,7 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 		EXPECT_DATA(p, i * per, i * per + half, per, fact_every_page);
 	/* The same folios, half mapped again, never flagged. */
 	for (i = 0; i < nr; i++) {
-		ASSERT_EQ(0, pagemap_pfns(p + i * per * self->psz, 1, &pfn));
+		ASSERT_EQ(0, ts_pagemap_pfns(p + i * per * self->psz, 1, &pfn));
 		EXPECT_EQ(heads[i], pfn) TH_LOG("folio %zu", i);
 	}
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
@@ -1212,10 +1212,10 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	for (i = 0; i < nr; i++)
 		for (pfn = 0; pfn < half; pfn++)
 			gone[i * half + pfn] = heads[i] + half + pfn;
-	EXPECT_EQ(nr * half, charged_anon(gone, nr * half, cgroup_ino(CG_T), true));
+	EXPECT_EQ(nr * half, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), true));
 
-	ASSERT_EQ(0, clear_trace());
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", AGE_MS));
 	t = wait_split(heads, nr, "split_partially_mapped");
 	EXPECT_EQ(nr, STAT(M64_KB, "thp_split_scan_partial") - sp0) TH_LOG("after %d s", t);
 	/* Never flagged, so no deferred split counted: 6.12's meaning. */
@@ -1224,11 +1224,11 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	/* In the swap cache: to base pages only. */
 	expect_split_partial(_metadata, heads, nr, self->order_64k, half, 0);
 	/* The unmapped halves are freed, every page of them (kpagecgroup). */
-	EXPECT_EQ(0, charged_anon(gone, nr * half, cgroup_ino(CG_T), true))
+	EXPECT_EQ(0, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), true))
 		TH_LOG("of %zu unmapped pages", nr * half);
 	for (i = 0; i < nr; i++) {
 		EXPECT_DATA(p, i * per, i * per + half, per, fact_every_page);
-		EXPECT_EQ(1, whole_folios(p + i * per * self->psz, 1, 1));
+		EXPECT_EQ(1, ts_whole_folios(p + i * per * self->psz, 1, 1));
 	}
 	munmap(p, len);
 }
@@ -1256,8 +1256,8 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	p = map_thp(nr * self->pmd, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	ASSERT_EQ(0, pipe(to_child));
 	ASSERT_EQ(0, pipe(to_parent));
 	/* self is shared with the child: only the parent writes it. */
@@ -1275,9 +1275,9 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 		for (i = 0; i < nr; i++) {
 			unsigned long pfn;
 
-			if (whole_folios(p + i * self->pmd, 1, half) != 1)
+			if (ts_whole_folios(p + i * self->pmd, 1, half) != 1)
 				ok |= 4;
-			if (pagemap_pfns(p + i * self->pmd, 1, &pfn) || pfn != heads[i])
+			if (ts_pagemap_pfns(p + i * self->pmd, 1, &pfn) || pfn != heads[i])
 				ok |= 8;
 			if (check(p, i * per, i * per + half, self->psz, per,
 				  fact_every_page) != -1)
@@ -1290,7 +1290,7 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	self->child = child;
 	ASSERT_EQ(1, read(to_parent[0], &c, 1));
 	ASSERT_EQ('u', c);
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_clear_trace());
 	split0 = STAT(self->pmd_kb, "split");
 	sp0 = STAT(self->pmd_kb, "thp_split_scan_partial");
 	sd0 = STAT(self->pmd_kb, "split_deferred");
@@ -1299,14 +1299,14 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	expect_decided(_metadata, heads, nr, "keep_used");
 	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
 	EXPECT_EQ(pm0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
-	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * self->pmd_kb), ts_smaps_kb(p, "AnonHugePages:"));
 	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
 	/* The halves only the parent maps: charged to the memcg, as anonymous memory. */
 	ASSERT_NE(NULL, gone);
 	for (i = 0; i < nr; i++)
-		ASSERT_EQ(0, pagemap_pfns(p + i * self->pmd + self->pmd / 2, half,
-					  gone + i * half));
-	ASSERT_EQ(nr * half, charged_anon(gone, nr * half, cgroup_ino(CG_T), false));
+		ASSERT_EQ(0, ts_pagemap_pfns(p + i * self->pmd + self->pmd / 2, half,
+					     gone + i * half));
+	ASSERT_EQ(nr * half, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), false));
 
 	ASSERT_EQ(0, munmap(p, nr * self->pmd));
 	t = wait_split(heads, nr, "split_partially_mapped");
@@ -1314,7 +1314,7 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	EXPECT_EQ(nr, STAT(self->pmd_kb, "split_deferred") - sd0);
 	EXPECT_EQ(nr, STAT(half_kb, "thp_split_scan_to_mthp") - to0);
 	/* The unmapped halves are freed, every page of them (kpagecgroup). */
-	EXPECT_EQ(0, charged_anon(gone, nr * half, cgroup_ino(CG_T), true))
+	EXPECT_EQ(0, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), true))
 		TH_LOG("of %zu unmapped pages", nr * half);
 	free(gone);
 	expect_split_partial(_metadata, heads, nr, self->order_pmd, half,
@@ -1363,42 +1363,42 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, mlock(p, len));
 	fill(p, 0, nr * per, self->psz, per, one_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	km0 = STAT(self->pmd_kb, "thp_split_scan_keep_mlocked");
-	full0 = counter(_metadata, KHUGEPAGED "full_scans", NULL);
-	ASSERT_EQ(0, clear_trace());
+	full0 = ts_counter(_metadata, KHUGEPAGED "full_scans", NULL);
+	ASSERT_EQ(0, ts_clear_trace());
 
 	/*
 	 * 20 s: 40 times the minimum age, and khugepaged's full scans.  The
 	 * THPs are on the unevictable list, which thp_scan does not walk;
 	 * one that mlock had not moved there yet is kept as mlocked.
 	 */
-	start = mono_s();
-	t = WAIT_FOR(mono_s() - start >= 20 &&
-		     counter(_metadata, KHUGEPAGED "full_scans", NULL) > full0);
-	looks = events(&kept);
-	secs = mono_s() - start;
+	start = ts_mono_s();
+	t = WAIT_FOR(ts_mono_s() - start >= 20 &&
+		     ts_counter(_metadata, KHUGEPAGED "full_scans", NULL) > full0);
+	looks = ts_events(&kept);
+	secs = ts_mono_s() - start;
 	ksft_print_msg("%ld looks at %zu mlocked THPs in %ld s\n", looks, nr, secs);
 	EXPECT_GE(secs, 20) TH_LOG("after %d s", t);
 	/* A system-wide counter: it counts these looks at least. */
 	EXPECT_GE(STAT(self->pmd_kb, "thp_split_scan_keep_mlocked") - km0, looks);
 	/* khugepaged passed over them. */
-	EXPECT_GT(counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
+	EXPECT_GT(ts_counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
 	/*
 	 * Not split (by thp_scan: the trace; by anything: each range is
 	 * still the same folio, whole) and not collapsed anew (the same
 	 * pfns).
 	 */
-	EXPECT_EQ(0, events(&any_split));
-	EXPECT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, now_heads));
+	EXPECT_EQ(0, ts_events(&any_split));
+	EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, now_heads));
 	EXPECT_EQ(0, memcmp(heads, now_heads, sizeof(heads)));
-	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * self->pmd_kb), ts_smaps_kb(p, "AnonHugePages:"));
 	/* Every look at them: keep_mlocked, no page zero-scanned. */
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
-		if (ev[j].split || !pfn_in(ev[j].pfn, heads, nr))
+		if (ev[j].split || !ts_pfn_in(ev[j].pfn, heads, nr))
 			continue;
 		EXPECT_STREQ("keep_mlocked", ev[j].decision);
 		EXPECT_EQ(0, ev[j].scanned);
@@ -1409,10 +1409,10 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	/* The control: munlocked, they are split as underused. */
 	ASSERT_EQ(0, munlock(p, len));
 	t = wait_split(heads, nr, "split_underused");
-	EXPECT_EQ(nr, events(&split_ok)) TH_LOG("after %d s", t);
-	EXPECT_EQ(nr, events(&any_split));
-	EXPECT_EQ(0, whole_folios(p, nr, per));
-	EXPECT_EQ((long)(nr * self->psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_EQ(nr, ts_events(&split_ok)) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, ts_events(&any_split));
+	EXPECT_EQ(0, ts_whole_folios(p, nr, per));
+	EXPECT_EQ((long)(nr * self->psz >> 10), ts_smaps_kb(p, "Rss:"));
 	EXPECT_DATA(p, 0, nr * per, per, one_page);
 	munmap(p, len);
 }
@@ -1447,8 +1447,8 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	p = map_thp(self->pmd, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, per, self->psz, per, one_page);
-	ASSERT_EQ(1, whole_folios(p, 1, per));
-	ASSERT_EQ(0, head_pfns(p, 1, per, self->psz, &head));
+	ASSERT_EQ(1, ts_whole_folios(p, 1, per));
+	ASSERT_EQ(0, ts_head_pfns(p, 1, per, self->psz, &head));
 	pin.addr = (uintptr_t)(p + 7 * self->psz);
 	pin.size = self->psz;
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_START, &pin));
@@ -1464,10 +1464,10 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	kp0 = STAT(self->pmd_kb, "thp_split_scan_keep_pinned");
 	kpv0 = VMSTAT("thp_split_scan_keep_pinned");
 	su0 = STAT(self->pmd_kb, "thp_split_scan_underused");
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_clear_trace());
 	/* Four looks at the test's own THP, by its pfn. */
-	t = WAIT_FOR(events(&pinned) >= 4);
-	EXPECT_GE(events(&pinned), 4) TH_LOG("after %d s", t);
+	t = WAIT_FOR(ts_events(&pinned) >= 4);
+	EXPECT_GE(ts_events(&pinned), 4) TH_LOG("after %d s", t);
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
 		if (ev[j].split || ev[j].pfn != head)
@@ -1490,16 +1490,16 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	 */
 	EXPECT_LE(looks, STAT(self->pmd_kb, "thp_split_scan_keep_pinned") - kp0);
 	EXPECT_LE(looks, VMSTAT("thp_split_scan_keep_pinned") - kpv0);
-	EXPECT_EQ(0, events(&any_split));
-	EXPECT_EQ(1, whole_folios(p, 1, per));
-	EXPECT_EQ((long)self->pmd_kb, smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(0, ts_events(&any_split));
+	EXPECT_EQ(1, ts_whole_folios(p, 1, per));
+	EXPECT_EQ((long)self->pmd_kb, ts_smaps_kb(p, "AnonHugePages:"));
 
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_STOP));
 	t = wait_split(&head, 1, "split_underused");
 	EXPECT_LE(1, STAT(self->pmd_kb, "thp_split_scan_underused") - su0) TH_LOG("after %d s", t);
-	EXPECT_EQ(1, events(&f));
-	EXPECT_EQ(1, events(&any_split));
-	EXPECT_EQ((long)(self->psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_EQ(1, ts_events(&f));
+	EXPECT_EQ(1, ts_events(&any_split));
+	EXPECT_EQ((long)(self->psz >> 10), ts_smaps_kb(p, "Rss:"));
 	EXPECT_DATA(p, 0, per, per, one_page);
 	close(fd);
 	free(buf);

@@ -14,9 +14,12 @@
  * the decision logic is the same, only sooner, and the program runs in
  * about a minute and a half under TCG.  THPs are enabled in madvise mode
  * and the test's mappings madvised, so that only they have THPs.  Every
- * wait polls a counter or the trace, for WAIT_SECS at the most.  Every
- * knob a test changes is restored in the teardown, which runs in the
- * parent, even when the test dies.
+ * wait polls a counter or the trace, for WAIT_SECS at the most.  Each
+ * test starts and ends with the machine's state (knobs, THP settings,
+ * memcgs, swap on zram) as the program found it (thp_scan_reset(), as in
+ * the other programs): its teardown runs in the parent, even when the
+ * test dies, and the program restores it once more when it exits, after
+ * a test that the harness killed at its timeout, teardown and all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +54,10 @@
 /* The mTHP size the tests use besides the PMD size. */
 #define M64_KB 64UL
 
-/* The knobs the tests change; the THP settings are saved whole. */
+/*
+ * The knobs the tests set (prepare()); thp_scan_reset() puts them back,
+ * with the THP settings.
+ */
 static const char * const fact_knobs[] = {
 	THP_SCAN "enabled", THP_SCAN "underused_zero_pct",
 	THP_SCAN "pages_to_scan", THP_SCAN "scan_sleep_millisecs",
@@ -67,34 +73,30 @@ static const char * const fact_knob_defaults[] = {
 #define NR_FACT_KNOBS ARRAY_SIZE(fact_knobs)
 
 FIXTURE(facts) {
-	char saved[NR_FACT_KNOBS][32];
 	struct thp_settings thp;
 	size_t psz, pmd, per;	/* page size, PMD THP size, its pages */
 	unsigned long pmd_kb;
 	int order_pmd, order_64k;
-	bool memcg_on;		/* the memory controller was on for children */
-	bool zram;		/* zram0 set up as swap by the test */
 	pid_t child;		/* a helper process still to be killed */
 };
 
 /*
- * Nothing is changed here: a setup that fails skips the teardown.  The
- * tests change the knobs (prepare()), the teardown puts them back.
+ * The state the program started with, whatever a test killed at its
+ * timeout left behind (its teardown did not run); nothing else is changed
+ * here: the tests change the knobs (prepare()), the teardown puts them
+ * back.
  */
 FIXTURE_SETUP(facts)
 {
-	char ctl[256];
 	unsigned int i;
 
+	thp_scan_reset();
 	for (i = 0; i < NR_FACT_KNOBS; i++) {
 		const char *knob = fact_knobs[i];
 
-		ASSERT_EQ(0, ts_get(knob, self->saved[i], sizeof(self->saved[i])))
-			TH_LOG("cannot read %s: a kernel without thp_scan, or no tracefs",
-			       knob);
+		ASSERT_EQ(0, access(knob, W_OK))
+			TH_LOG("no %s: a kernel without thp_scan, or no tracefs", knob);
 	}
-	ASSERT_EQ(0, ts_get(CG "cgroup.subtree_control", ctl, sizeof(ctl)));
-	self->memcg_on = strstr(ctl, "memory");
 	self->psz = getpagesize();
 	self->pmd = read_pmd_pagesize();
 	ASSERT_NE(0, self->pmd);
@@ -102,7 +104,6 @@ FIXTURE_SETUP(facts)
 	self->pmd_kb = self->pmd >> 10;
 	self->order_pmd = __builtin_ctzl(self->per);
 	self->order_64k = __builtin_ctzl((M64_KB << 10) / self->psz);
-	self->zram = false;
 	self->child = 0;
 	thp_read_settings(&self->thp);
 }
@@ -110,21 +111,9 @@ FIXTURE_SETUP(facts)
 /* In the parent: the test's process is gone, or may be (a signal). */
 FIXTURE_TEARDOWN_PARENT(facts)
 {
-	int i;
-
 	if (self->child > 0)
 		kill(self->child, SIGKILL);
-	if (self->zram) {
-		if (system("swapoff /dev/zram0"))
-			TH_LOG("swapoff /dev/zram0 failed");
-		ts_put(ZRAM "reset", "1");
-	}
-	for (i = NR_FACT_KNOBS - 1; i >= 0; i--)
-		ts_put(fact_knobs[i], self->saved[i]);
-	thp_write_settings(&self->thp);
-	rmdir(CG_T);
-	if (!self->memcg_on)
-		ts_put(CG "cgroup.subtree_control", "-memory");
+	thp_scan_reset();
 }
 
 /* Counter @name of the THP size of @kb kB. */
@@ -407,7 +396,6 @@ static void zram_swap(struct __test_metadata *_metadata,
 {
 	ASSERT_EQ(0, access(ZRAM "disksize", F_OK)) TH_LOG("needs CONFIG_ZRAM");
 	ASSERT_EQ(0, ts_put(ZRAM "disksize", size));
-	self->zram = true;
 	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
 }
 
@@ -1507,4 +1495,4 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	munmap(p, self->pmd);
 }
 
-TEST_HARNESS_MAIN
+THP_SCAN_HARNESS_MAIN

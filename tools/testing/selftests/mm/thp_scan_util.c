@@ -756,6 +756,7 @@ static const char * const thp_scan_knobs[] = {
 	TRACE "events/thp_scan/enable",
 	TRACE "events/huge_memory/thp_auto_state/enable",
 	TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable",
+	TRACE "events/migrate/mm_migrate_pages/enable",
 	"/sys/kernel/mm/ksm/use_zero_pages", "/sys/kernel/mm/ksm/pages_to_scan",
 	"/sys/kernel/mm/ksm/sleep_millisecs", "/sys/kernel/mm/ksm/run",
 };

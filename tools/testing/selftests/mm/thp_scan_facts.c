@@ -648,6 +648,24 @@ static void fault_pmd_and_64k(struct __test_metadata *_metadata,
 }
 
 /*
+ * The @nr_pmd PMD THPs at @pp and @nr_m 64K mTHPs at @pm, each with one
+ * page of data (one_page()), were split as underused: only the pages
+ * written are left, the rest map the zero page, every byte reads as it
+ * should.  Then unmapped.
+ */
+static void expect_sparse_split(struct __test_metadata *_metadata,
+				struct _test_data_facts *self, char *pp,
+				size_t nr_pmd, char *pm, size_t nr_m)
+{
+	EXPECT_EQ(nr_pmd, resident(pp, nr_pmd * self->per));
+	EXPECT_EQ(nr_m, resident(pm, nr_m * 16));
+	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, one_page);
+	EXPECT_DATA(pm, 0, nr_m * 16, 16, one_page);
+	munmap(pp, nr_pmd * self->pmd);
+	munmap(pm, nr_m * 16 * self->psz);
+}
+
+/*
  * Dense PMD THPs and 64K mTHPs moved to the other NUMA node and back with
  * move_pages(): every folio moves whole (the PMD THPs stay PMD-mapped),
  * nothing is flagged or split, and kthpscand, looking at each at its new
@@ -781,13 +799,7 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	fp.pfns = heads_m;
 	fp.n = nr_m;
 	EXPECT_EQ(nr_m, ts_pfns_seen(&fp));
-	/* Only the pages written are left; the rest map the zero page. */
-	EXPECT_EQ(nr_pmd, resident(pp, nr_pmd * self->per));
-	EXPECT_EQ(nr_m, resident(pm, nr_m * per_m));
-	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, one_page);
-	EXPECT_DATA(pm, 0, nr_m * per_m, per_m, one_page);
-	munmap(pp, nr_pmd * self->pmd);
-	munmap(pm, nr_m * per_m * self->psz);
+	expect_sparse_split(_metadata, self, pp, nr_pmd, pm, nr_m);
 }
 
 /*
@@ -1122,6 +1134,148 @@ TEST_F_TIMEOUT(facts, mprotect_two_vmas_unmapped_whole, 300)
 		EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
 		EXPECT_EQ(sp0, STAT(self->pmd_kb, "thp_split_scan_partial"));
 	}
+}
+
+/*
+ * Every PMD THP split as underused since the trace was cleared, by any
+ * task, is one of the @n at @heads: a split by kthpscand or by the
+ * shrinker fires thp_scan_split, and thp_underused_split_page is counted
+ * nowhere else.
+ */
+static void expect_only_ours_underused(struct __test_metadata *_metadata,
+				       struct _test_data_facts *self,
+				       const unsigned long *heads, size_t n)
+{
+	struct trace_count all, ours;
+
+	ts_count_trace(self->order_pmd, "split_underused", 0, &all);
+	ts_count_trace_pfns(self->order_pmd, "split_underused", 0, heads, n, &ours);
+	EXPECT_EQ((long)n, ours.splits);
+	EXPECT_EQ(ours.splits, all.splits) TH_LOG("PMD THPs split as underused not the test's");
+}
+
+/*
+ * The 6.12 counters of the deferred split keep their meaning, thp_scan on
+ * or off: thp_underused_split_page counts PMD-sized THPs split as
+ * underused, whoever splits them, and no mTHP (thp_scan counts those per
+ * size, in hugepages-64kB/stats/thp_split_scan_underused); an underused
+ * split is no flag (split_deferred, thp_deferred_split_page flat); a
+ * partially mapped 64K mTHP is a flag of its size (split_deferred) and
+ * no thp_deferred_split_page, which counts PMD-sized THPs only.
+ *
+ * thp_scan on: sparse PMD THPs and 64K mTHPs (page 7 of each written),
+ * split by kthpscand as underused.  thp_scan off: sparse PMD THPs and 64K
+ * mTHPs with their last quarter unmapped, split by the deferred split
+ * shrinker, driven from this task (drop_caches=2), as 6.12 splits them:
+ * the PMD THPs as underused (khugepaged's max_ptes_none is 0 here), the
+ * mTHPs as partially mapped.
+ *
+ * These counters are system-wide, and read here exactly: nothing else in
+ * the guest can move them meanwhile.  THPs of every size are made only in
+ * madvised mappings (prepare()) and only this test madvises, so its
+ * folios are the only THPs there are to flag or split; and the trace
+ * says so: every PMD THP split as underused in the window is one of its
+ * own (expect_only_ours_underused()).
+ */
+TEST_F_TIMEOUT(facts, underused_split_counts, 300)
+{
+	const size_t nr_pmd = 4, nr_m = 16, per_m = 16, quarter = per_m / 4;
+	long usp0, su_p0, su_m0, vsu0, sd_p0, sd_m0, tds0, pm_m0;
+	unsigned long heads_pmd[4], heads_m[16];
+	struct ev_filter su_pmd = { true, "split_underused", heads_pmd, nr_pmd, 0, true };
+	struct ev_filter su_m = { true, "split_underused", heads_m, nr_m, 0, true };
+	struct ev_filter sp_m = { true, "split_partially_mapped", heads_m, nr_m, 0, true };
+	char *pp, *pm;
+	size_t i;
+	int t;
+
+	/* On: kthpscand keeps off until the baselines are read. */
+	prepare(_metadata, self, true, false, "600000");
+	fault_pmd_and_64k(_metadata, self, nr_pmd, nr_m, one_page, &pp, &pm);
+	ASSERT_EQ(0, ts_head_pfns(pp, nr_pmd, self->per, self->psz, heads_pmd));
+	ASSERT_EQ(0, ts_head_pfns(pm, nr_m, per_m, self->psz, heads_m));
+	usp0 = VMSTAT("thp_underused_split_page");
+	vsu0 = VMSTAT("thp_split_scan_underused");
+	su_p0 = STAT(self->pmd_kb, "thp_split_scan_underused");
+	su_m0 = STAT(M64_KB, "thp_split_scan_underused");
+	sd_p0 = STAT(self->pmd_kb, "split_deferred");
+	sd_m0 = STAT(M64_KB, "split_deferred");
+	tds0 = VMSTAT("thp_deferred_split_page");
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", AGE_MS));
+	t = wait_split(heads_pmd, nr_pmd, "split_underused");
+	t += wait_split(heads_m, nr_m, "split_underused");
+	EXPECT_EQ(nr_pmd, ts_pfns_seen(&su_pmd)) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr_m, ts_pfns_seen(&su_m));
+	expect_only_ours_underused(_metadata, self, heads_pmd, nr_pmd);
+	/* The PMD THPs, not the mTHPs: those are thp_scan's per-size count. */
+	EXPECT_EQ(nr_pmd, VMSTAT("thp_underused_split_page") - usp0);
+	EXPECT_EQ(nr_pmd, STAT(self->pmd_kb, "thp_split_scan_underused") - su_p0);
+	EXPECT_EQ(nr_m, STAT(M64_KB, "thp_split_scan_underused") - su_m0);
+	EXPECT_EQ(nr_pmd + nr_m, VMSTAT("thp_split_scan_underused") - vsu0);
+	/* No flag. */
+	EXPECT_EQ(sd_p0, STAT(self->pmd_kb, "split_deferred"));
+	EXPECT_EQ(sd_m0, STAT(M64_KB, "split_deferred"));
+	EXPECT_EQ(tds0, VMSTAT("thp_deferred_split_page"));
+	expect_sparse_split(_metadata, self, pp, nr_pmd, pm, nr_m);
+
+	/*
+	 * Off: sparse PMD THPs, and dense mTHPs then partially unmapped;
+	 * split by this task, in the shrinker.
+	 */
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
+	su_pmd.pid = getpid();
+	sp_m.pid = getpid();
+	set_sizes(self, true, false);
+	pp = map_thp(nr_pmd * self->pmd, self->pmd);
+	ASSERT_NE(NULL, pp);
+	fill(pp, 0, nr_pmd * self->per, self->psz, self->per, one_page);
+	ASSERT_EQ(nr_pmd, ts_whole_folios(pp, nr_pmd, self->per));
+	set_sizes(self, false, true);
+	pm = map_thp(nr_m * per_m * self->psz, self->pmd);
+	ASSERT_NE(NULL, pm);
+	fill(pm, 0, nr_m * per_m, self->psz, per_m, fact_every_page);
+	ASSERT_EQ(nr_m, ts_whole_folios(pm, nr_m, per_m));
+	ASSERT_EQ(0, ts_head_pfns(pp, nr_pmd, self->per, self->psz, heads_pmd));
+	ASSERT_EQ(0, ts_head_pfns(pm, nr_m, per_m, self->psz, heads_m));
+	usp0 = VMSTAT("thp_underused_split_page");
+	su_m0 = STAT(M64_KB, "thp_split_scan_underused");
+	sd_p0 = STAT(self->pmd_kb, "split_deferred");
+	sd_m0 = STAT(M64_KB, "split_deferred");
+	pm_m0 = STAT(M64_KB, "nr_anon_partially_mapped");
+	tds0 = VMSTAT("thp_deferred_split_page");
+	ASSERT_EQ(0, ts_clear_trace());
+	for (i = 0; i < nr_m; i++)
+		ASSERT_EQ(0, munmap(pm + (i * per_m + per_m - quarter) * self->psz,
+				    quarter * self->psz));
+	/* Each flagged by the unmap: a flag of its size, no PMD THP's. */
+	EXPECT_EQ(nr_m, STAT(M64_KB, "split_deferred") - sd_m0);
+	EXPECT_EQ(nr_m, STAT(M64_KB, "nr_anon_partially_mapped") - pm_m0);
+	EXPECT_EQ(tds0, VMSTAT("thp_deferred_split_page"));
+	EXPECT_EQ(sd_p0, STAT(self->pmd_kb, "split_deferred"));
+	/*
+	 * The shrinker leaves a folio younger than a jiffy for its next
+	 * pass: shrink until each is split.
+	 */
+	t = WAIT_FOR(!ts_put("/proc/sys/vm/drop_caches", "2") &&
+		     ts_pfns_seen(&su_pmd) == nr_pmd && ts_pfns_seen(&sp_m) == nr_m);
+	EXPECT_EQ(nr_pmd, ts_pfns_seen(&su_pmd)) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr_m, ts_pfns_seen(&sp_m));
+	expect_only_ours_underused(_metadata, self, heads_pmd, nr_pmd);
+	EXPECT_EQ(nr_pmd, VMSTAT("thp_underused_split_page") - usp0);
+	EXPECT_EQ(su_m0, STAT(M64_KB, "thp_split_scan_underused"));
+	/* Counted once, when flagged: the split takes nothing back. */
+	EXPECT_EQ(nr_m, STAT(M64_KB, "split_deferred") - sd_m0);
+	EXPECT_EQ(pm_m0, STAT(M64_KB, "nr_anon_partially_mapped"));
+	EXPECT_EQ(tds0, VMSTAT("thp_deferred_split_page"));
+	EXPECT_EQ(sd_p0, STAT(self->pmd_kb, "split_deferred"));
+	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, one_page);
+	for (i = 0; i < nr_m; i++)
+		EXPECT_DATA(pm, i * per_m, (i + 1) * per_m - quarter, per_m,
+			    fact_every_page);
+	munmap(pp, nr_pmd * self->pmd);
+	for (i = 0; i < nr_m; i++)
+		munmap(pm + i * per_m * self->psz, (per_m - quarter) * self->psz);
 }
 
 /* Field @n (from 0) of /sys/block/zram0/io_stat; -1 if it cannot be read. */

@@ -43,13 +43,13 @@ static unsigned long meminfo_kb(const char *key)
 /* Wait up to @secs for auto/state to read @want. */
 static bool wait_auto_state(const char *want, int secs)
 {
-	return POLL(auto_state_is(want), secs);
+	return POLL(ts_auto_state_is(want), secs);
 }
 
 /* Map @len bytes aligned to @align, MADV_HUGEPAGE if @madv; NULL on failure. */
 static char *map_thp(size_t len, size_t align, bool madv)
 {
-	char *p = map_aligned(len, align);
+	char *p = ts_map_aligned(len, align);
 
 	if (!p || (madv && madvise(p, len, MADV_HUGEPAGE)))
 		return NULL;
@@ -112,7 +112,7 @@ FIXTURE_SETUP(policy)
 	s.thp_enabled = THP_NEVER;
 	thp_write_settings(&s);
 	if (variant->c.state)
-		ASSERT_EQ(0, force_auto(!strcmp(variant->c.state, "pressure")));
+		ASSERT_EQ(0, ts_force_auto(!strcmp(variant->c.state, "pressure")));
 }
 
 FIXTURE_TEARDOWN(policy)
@@ -139,8 +139,8 @@ static void check_fault(struct __test_metadata *_metadata,
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", kb);
 	if (access(path, F_OK))
 		SKIP(return, "no %lu kB anon THP size", kb);
-	ASSERT_EQ(0, put(THP "enabled", global ? c->policy : "never"));
-	ASSERT_EQ(0, put(path, global ? "inherit" : c->policy));
+	ASSERT_EQ(0, ts_put(THP "enabled", global ? c->policy : "never"));
+	ASSERT_EQ(0, ts_put(path, global ? "inherit" : c->policy));
 	if (c->state)
 		ASSERT_TRUE(wait_auto_state(c->state, 2));
 
@@ -155,7 +155,7 @@ static void check_fault(struct __test_metadata *_metadata,
 		if (mthp) {
 			/* An mTHP is mapped whole; a base page is not. */
 			EXPECT_EQ(want ? nr * kb : nr * (getpagesize() / 1024),
-				  smaps_kb(p, "Rss:"))
+				  ts_smaps_kb(p, "Rss:"))
 				TH_LOG("madvise=%d", madv);
 		} else {
 			EXPECT_TRUE(check_huge_anon(p, want ? nr : 0, pmd))
@@ -221,10 +221,10 @@ FIXTURE_SETUP(defer)
 	thp_write_settings(&s);
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", self->pmd / 1024);
 	if (variant->per_size) {
-		ASSERT_EQ(0, put(path, "defer"));
+		ASSERT_EQ(0, ts_put(path, "defer"));
 	} else {
-		ASSERT_EQ(0, put(path, "inherit"));
-		ASSERT_EQ(0, put(THP "enabled", "defer"));
+		ASSERT_EQ(0, ts_put(path, "inherit"));
+		ASSERT_EQ(0, ts_put(THP "enabled", "defer"));
 	}
 }
 
@@ -251,29 +251,29 @@ TEST_F_TIMEOUT(defer, khugepaged_collapses, 90)
 	 * of its own (khugepaged, woken when the mm is registered at the
 	 * first fault, cannot have collapsed a range of one page; it may
 	 * collapse while the rest is written).  Every page its own data
-	 * (pattern()): a page in another's place shows.
+	 * (ts_pattern()): a page in another's place shows.
 	 */
 	for (i = 0; i < (size_t)nr; i++)
-		fill_page(p, i * (self->pmd / psz), psz);
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ((long)(nr * psz / 1024), smaps_kb(p, "Rss:"));
+		ts_fill_page(p, i * (self->pmd / psz), psz);
+	EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * psz / 1024), ts_smaps_kb(p, "Rss:"));
 	for (i = 0; i < len / psz; i++)
-		fill_page(p, i, psz);
+		ts_fill_page(p, i, psz);
 
-	ASSERT_EQ(0, put(THP "khugepaged/scan_sleep_millisecs", "10"));
+	ASSERT_EQ(0, ts_put(THP "khugepaged/scan_sleep_millisecs", "10"));
 	/*
 	 * khugepaged every 10 ms, 4096 pages at a time: collapsed on the
 	 * pass that reaches the range (a collapse that failed, begun while
 	 * the range was written, is tried again on the next): three full
 	 * passes, within a minute of guest time.
 	 */
-	full0 = get_long(THP "khugepaged/full_scans");
+	full0 = ts_get_long(THP "khugepaged/full_scans");
 	POLL(check_huge_anon(p, nr, self->pmd) ||
-	     get_long(THP "khugepaged/full_scans") - full0 >= 3, 60);
+	     ts_get_long(THP "khugepaged/full_scans") - full0 >= 3, 60);
 	EXPECT_TRUE(check_huge_anon(p, nr, self->pmd))
 		TH_LOG("not collapsed after %ld full passes",
-		       get_long(THP "khugepaged/full_scans") - full0);
-	bad = check_pages(p, len / psz, psz, every_page, NULL);
+		       ts_get_long(THP "khugepaged/full_scans") - full0);
+	bad = ts_check_pages(p, len / psz, psz, ts_every_page, NULL);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 }
 
@@ -283,7 +283,7 @@ TEST_F_TIMEOUT(defer, khugepaged_collapses, 90)
  */
 static int auto_trace(char *out, size_t len)
 {
-	return auto_states(0, 0, out, len);
+	return ts_auto_states(0, 0, out, len);
 }
 
 FIXTURE(auto_pressure) {
@@ -311,9 +311,9 @@ FIXTURE_SETUP(auto_pressure)
 		s.hugepages[i].enabled = THP_NEVER;
 	thp_write_settings(&s);
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", self->pmd / 1024);
-	ASSERT_EQ(0, put(path, "inherit"));
-	ASSERT_EQ(0, put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(path, "inherit"));
+	ASSERT_EQ(0, ts_put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
 }
 
 FIXTURE_TEARDOWN(auto_pressure)
@@ -355,12 +355,12 @@ TEST_F_TIMEOUT(auto_pressure, hog_and_release, 120)
 	lo = avail_pct / 2;
 	hi = lo + 15;
 	snprintf(buf, sizeof(buf), "%u", hi);
-	ASSERT_EQ(0, put(AUTO "plentiful_available_pct", buf));
+	ASSERT_EQ(0, ts_put(AUTO "plentiful_available_pct", buf));
 	snprintf(buf, sizeof(buf), "%u", lo);
-	ASSERT_EQ(0, put(AUTO "pressure_available_pct", buf));
-	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "0"));
-	ASSERT_EQ(0, put(AUTO "interval_ms", "100"));
-	ASSERT_EQ(0, put(THP "enabled", "auto"));
+	ASSERT_EQ(0, ts_put(AUTO "pressure_available_pct", buf));
+	ASSERT_EQ(0, ts_put(AUTO "pressure_psi_pct", "0"));
+	ASSERT_EQ(0, ts_put(AUTO "interval_ms", "100"));
+	ASSERT_EQ(0, ts_put(THP "enabled", "auto"));
 	ASSERT_TRUE(wait_auto_state("plentiful", 3));
 	EXPECT_TRUE(fault_gives_thp(_metadata, self->pmd, false));
 
@@ -400,14 +400,14 @@ FIXTURE_SETUP(auto_psi)
 		SKIP(return, "no PSI");
 	if (access(ZRAM "disksize", F_OK) || access(CG "cgroup.procs", F_OK))
 		SKIP(return, "needs zram0 and cgroup2 at " CG);
-	ASSERT_EQ(0, put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
 	/* Swap to zram, so that a memcg over its limit stalls, not dies. */
-	ASSERT_EQ(0, put(ZRAM "disksize", "256M"));
+	ASSERT_EQ(0, ts_put(ZRAM "disksize", "256M"));
 	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
-	ASSERT_EQ(0, put(CG_T "memory.max", "16M"));
+	ASSERT_EQ(0, ts_put(CG_T "memory.max", "16M"));
 }
 
 FIXTURE_TEARDOWN(auto_psi)
@@ -434,16 +434,16 @@ TEST_F_TIMEOUT(auto_psi, memcg_thrash, 70)
 	unsigned int psi = 0;
 	FILE *f;
 
-	ASSERT_EQ(0, put(AUTO "pressure_available_pct", "0"));
-	ASSERT_EQ(0, put(AUTO "plentiful_available_pct", "1"));
-	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "0"));
-	ASSERT_EQ(0, put(AUTO "plentiful_psi_pct", "1"));
-	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "5"));
-	ASSERT_EQ(0, put(AUTO "interval_ms", "100"));
-	ASSERT_EQ(0, put(THP "enabled", "auto"));
+	ASSERT_EQ(0, ts_put(AUTO "pressure_available_pct", "0"));
+	ASSERT_EQ(0, ts_put(AUTO "plentiful_available_pct", "1"));
+	ASSERT_EQ(0, ts_put(AUTO "pressure_psi_pct", "0"));
+	ASSERT_EQ(0, ts_put(AUTO "plentiful_psi_pct", "1"));
+	ASSERT_EQ(0, ts_put(AUTO "pressure_psi_pct", "5"));
+	ASSERT_EQ(0, ts_put(AUTO "interval_ms", "100"));
+	ASSERT_EQ(0, ts_put(THP "enabled", "auto"));
 	ASSERT_TRUE(wait_auto_state("plentiful", 3));
 	/* Only the changes decided on these thresholds. */
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_clear_trace());
 
 	self->child = fork();
 	ASSERT_GE(self->child, 0);
@@ -452,7 +452,7 @@ TEST_F_TIMEOUT(auto_psi, memcg_thrash, 70)
 		char *p;
 
 		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (put(CG_T "cgroup.procs", pid))
+		if (ts_put(CG_T "cgroup.procs", pid))
 			_exit(1);
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -475,7 +475,7 @@ TEST_F_TIMEOUT(auto_psi, memcg_thrash, 70)
 	ASSERT_NE(NULL, f);
 	/* The system's change to pressure; the memcg has its own. */
 	while (fgets(line, sizeof(line), f))
-		if (parse_auto_event(line, &e) && !e.memcg && e.pressure && !psi)
+		if (ts_parse_auto_event(line, &e) && !e.memcg && e.pressure && !psi)
 			psi = e.psi_pct;
 	fclose(f);
 	EXPECT_GE(psi, 5) TH_LOG("stall at the change to pressure: %u%%", psi);
@@ -558,9 +558,9 @@ FIXTURE_SETUP(switch)
 	 * (thpscan.cpus=, from qemu/boot.sh), fewer is a failure.
 	 */
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		ASSERT_LT(cmdline_long("thpscan.cpus="), 2)
+		ASSERT_LT(ts_cmdline_long("thpscan.cpus="), 2)
 			TH_LOG("thpscan.cpus=%ld, %ld CPUs online",
-			       cmdline_long("thpscan.cpus="),
+			       ts_cmdline_long("thpscan.cpus="),
 			       sysconf(_SC_NPROCESSORS_ONLN));
 		SKIP(return, "needs two CPUs");
 	}
@@ -578,10 +578,10 @@ FIXTURE_SETUP(switch)
 	for (i = 0; i < NR_ORDERS; i++)
 		s.hugepages[i].enabled = THP_NEVER;
 	thp_write_settings(&s);
-	ASSERT_EQ(0, put(path, "inherit"));
+	ASSERT_EQ(0, ts_put(path, "inherit"));
 	/* "auto" plentiful whatever memory looks like. */
-	ASSERT_EQ(0, force_auto(false));
-	ASSERT_EQ(0, put(self->knob, variant->cycle[0]));
+	ASSERT_EQ(0, ts_force_auto(false));
+	ASSERT_EQ(0, ts_put(self->knob, variant->cycle[0]));
 	self->shared = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
 			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->shared);
@@ -613,7 +613,7 @@ static __noreturn void switcher(const char *knob, const char * const *cycle,
 	while (cycle[n])
 		n++;
 	for (i = 1; !__atomic_load_n(&shared[0], __ATOMIC_ACQUIRE); i++) {
-		if (put(knob, cycle[i % n]))
+		if (ts_put(knob, cycle[i % n]))
 			_exit(1);
 		__atomic_store_n(&shared[1], i, __ATOMIC_RELEASE);
 	}
@@ -626,9 +626,9 @@ static long thps_in(char *p, int nr, size_t size, size_t pmd)
 	long kb = size / 1024, psz_kb = getpagesize() / 1024, rss;
 
 	if (size == pmd)
-		return smaps_kb(p, "AnonHugePages:") / kb;
+		return ts_smaps_kb(p, "AnonHugePages:") / kb;
 	/* An mTHP is mapped whole, a fallback base page alone. */
-	rss = smaps_kb(p, "Rss:");
+	rss = ts_smaps_kb(p, "Rss:");
 	return (rss - nr * psz_kb) / (kb - psz_kb);
 }
 
@@ -657,7 +657,7 @@ TEST_F_TIMEOUT(switch, no_fault_sees_never, 150)
 	const int nr = self->size == pmd ? 8 : 64;
 	const long nr_faults = self->size == pmd ? 512 : 32768;
 
-	fallbacks = must_stat(_metadata, kb, "anon_fault_fallback");
+	fallbacks = ts_must_stat(_metadata, kb, "anon_fault_fallback");
 	self->child = fork();
 	ASSERT_GE(self->child, 0);
 	if (!self->child) {
@@ -679,7 +679,7 @@ TEST_F_TIMEOUT(switch, no_fault_sees_never, 150)
 		thps += thps_in(p, nr, self->size, pmd);
 		for (i = 0; i < nr; i++) {
 			ASSERT_EQ((char)(faults + i + 1), p[i * self->size]);
-			ASSERT_TRUE(is_zero(p + i * self->size + 1, self->size - 1));
+			ASSERT_TRUE(ts_is_zero(p + i * self->size + 1, self->size - 1));
 		}
 		munmap(p, nr * self->size);
 	}
@@ -690,7 +690,7 @@ TEST_F_TIMEOUT(switch, no_fault_sees_never, 150)
 	self->child = 0;
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("a write to %s failed", self->knob);
-	fallbacks = must_stat(_metadata, kb, "anon_fault_fallback") - fallbacks;
+	fallbacks = ts_must_stat(_metadata, kb, "anon_fault_fallback") - fallbacks;
 	TH_LOG("%ld faults, %ld THPs, %d switches of %s meanwhile (%ld fallbacks in the system)",
 	       faults, thps, during, self->knob, fallbacks);
 	EXPECT_GT(during, 0);
@@ -728,36 +728,36 @@ TEST_F_TIMEOUT(bad, values, 120)
 
 	if (access(AUTO "state", F_OK))
 		SKIP(return, "kernel without the auto THP policy");
-	ASSERT_EQ(0, get(THP "enabled", before, sizeof(before)));
+	ASSERT_EQ(0, ts_get(THP "enabled", before, sizeof(before)));
 	for (i = 0; i < ARRAY_SIZE(bad_global); i++) {
-		EXPECT_EQ(-EINVAL, put(THP "enabled", bad_global[i]));
-		ASSERT_EQ(0, get(THP "enabled", after, sizeof(after)));
+		EXPECT_EQ(-EINVAL, ts_put(THP "enabled", bad_global[i]));
+		ASSERT_EQ(0, ts_get(THP "enabled", after, sizeof(after)));
 		EXPECT_STREQ(before, after);
 	}
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled",
 		 (unsigned long)read_pmd_pagesize() / 1024);
-	ASSERT_EQ(0, get(path, before, sizeof(before)));
+	ASSERT_EQ(0, ts_get(path, before, sizeof(before)));
 	for (i = 0; i < ARRAY_SIZE(bad_size); i++) {
-		EXPECT_EQ(-EINVAL, put(path, bad_size[i]));
-		ASSERT_EQ(0, get(path, after, sizeof(after)));
+		EXPECT_EQ(-EINVAL, ts_put(path, bad_size[i]));
+		ASSERT_EQ(0, ts_get(path, after, sizeof(after)));
 		EXPECT_STREQ(before, after);
 	}
 
 	/* auto/: a pair without a gap, out of range, not a number. */
-	ASSERT_EQ(0, get(AUTO "pressure_available_pct", before, sizeof(before)));
-	EXPECT_EQ(-EINVAL, put(AUTO "pressure_available_pct", "100"));
-	EXPECT_EQ(-EINVAL, put(AUTO "pressure_available_pct", "-1"));
-	EXPECT_EQ(-EINVAL, put(AUTO "pressure_available_pct", "ten"));
-	EXPECT_EQ(-EINVAL, put(AUTO "plentiful_available_pct", "101"));
-	EXPECT_EQ(-EINVAL, put(AUTO "plentiful_available_pct", "0"));
-	ASSERT_EQ(0, get(AUTO "pressure_available_pct", after, sizeof(after)));
+	ASSERT_EQ(0, ts_get(AUTO "pressure_available_pct", before, sizeof(before)));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "pressure_available_pct", "100"));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "pressure_available_pct", "-1"));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "pressure_available_pct", "ten"));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "plentiful_available_pct", "101"));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "plentiful_available_pct", "0"));
+	ASSERT_EQ(0, ts_get(AUTO "pressure_available_pct", after, sizeof(after)));
 	EXPECT_STREQ(before, after);
-	EXPECT_EQ(-EINVAL, put(AUTO "plentiful_psi_pct", "100"));
-	EXPECT_EQ(-EINVAL, put(AUTO "pressure_psi_pct", "101"));
-	EXPECT_EQ(-EINVAL, put(AUTO "interval_ms", "99"));
-	EXPECT_EQ(-EINVAL, put(AUTO "interval_ms", "60001"));
-	EXPECT_EQ(-EACCES, put(AUTO "state", "pressure"));	/* read-only */
-	ASSERT_EQ(0, get(AUTO "interval_ms", after, sizeof(after)));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "plentiful_psi_pct", "100"));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "pressure_psi_pct", "101"));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "interval_ms", "99"));
+	EXPECT_EQ(-EINVAL, ts_put(AUTO "interval_ms", "60001"));
+	EXPECT_EQ(-EACCES, ts_put(AUTO "state", "pressure"));	/* read-only */
+	ASSERT_EQ(0, ts_get(AUTO "interval_ms", after, sizeof(after)));
 	EXPECT_STREQ("1000\n", after);
 }
 

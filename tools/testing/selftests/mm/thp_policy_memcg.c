@@ -45,7 +45,7 @@ static int join(const char *cg)
 
 	snprintf(path, sizeof(path), "%scgroup.procs", cg);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	return put(path, pid);
+	return ts_put(path, pid);
 }
 
 /*
@@ -55,7 +55,7 @@ static int join(const char *cg)
  */
 static long fault_thps(size_t pmd, int nr, bool madv)
 {
-	char *p = map_aligned(nr * pmd, pmd);
+	char *p = ts_map_aligned(nr * pmd, pmd);
 	long n;
 	int i;
 
@@ -63,9 +63,9 @@ static long fault_thps(size_t pmd, int nr, bool madv)
 		return -1;
 	for (i = 0; i < nr; i++)
 		p[i * pmd] = (char)(i + 1);
-	n = smaps_kb(p, "AnonHugePages:") / (long)(pmd / 1024);
+	n = ts_smaps_kb(p, "AnonHugePages:") / (long)(pmd / 1024);
 	for (i = 0; i < nr; i++)
-		if (p[i * pmd] != (char)(i + 1) || !is_zero(p + i * pmd + 1, pmd - 1))
+		if (p[i * pmd] != (char)(i + 1) || !ts_is_zero(p + i * pmd + 1, pmd - 1))
 			n = -2;
 	munmap(p, nr * pmd);
 	return n;
@@ -104,31 +104,31 @@ FIXTURE_SETUP(memcg)
 	s.khugepaged.max_ptes_none = 0;
 	thp_write_settings(&s);
 	/* The system plentiful whatever memory looks like, sampled every 100 ms. */
-	ASSERT_EQ(0, force_auto(false));
-	ASSERT_TRUE(POLL(auto_state_is("plentiful"), 3));
+	ASSERT_EQ(0, ts_force_auto(false));
+	ASSERT_TRUE(POLL(ts_auto_state_is("plentiful"), 3));
 	/*
 	 * Memcgs by their headroom alone, at the default thresholds: a
 	 * stall while A fills would keep it under pressure for tens of
 	 * seconds after it is freed.
 	 */
-	ASSERT_EQ(0, put(AUTO "memcg_pressure_psi_pct", "0"));
+	ASSERT_EQ(0, ts_put(AUTO "memcg_pressure_psi_pct", "0"));
 
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_EQ(0, mkdir(CG_A, 0755));
 	ASSERT_EQ(0, mkdir(CG_B, 0755));
-	ASSERT_EQ(0, put(CG_A "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG_A "cgroup.subtree_control", "+memory"));
 	ASSERT_EQ(0, mkdir(CG_AW, 0755));
 	ASSERT_EQ(0, mkdir(CG_AF, 0755));
-	ASSERT_EQ(0, put(CG_A "memory.max", "128M"));
-	self->a = cgroup_ino(CG_A);
-	self->aw = cgroup_ino(CG_AW);
-	self->af = cgroup_ino(CG_AF);
-	self->b = cgroup_ino(CG_B);
+	ASSERT_EQ(0, ts_put(CG_A "memory.max", "128M"));
+	self->a = ts_cgroup_ino(CG_A);
+	self->aw = ts_cgroup_ino(CG_AW);
+	self->af = ts_cgroup_ino(CG_AF);
+	self->b = ts_cgroup_ino(CG_B);
 	ASSERT_TRUE(self->a && self->aw && self->af && self->b);
 	ASSERT_EQ(0, pipe(self->f.ready));
 	ASSERT_EQ(0, pipe(self->f.go));
-	ASSERT_EQ(0, put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(TRACE "events/huge_memory/thp_auto_state/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
 }
 
 FIXTURE_TEARDOWN(memcg)
@@ -174,12 +174,12 @@ static void start_filler(struct __test_metadata *_metadata, struct filler *f,
 		if (p == MAP_FAILED || madvise(p, size, MADV_NOHUGEPAGE))
 			_exit(11);
 		for (size_t pg = 0; pg < size / psz; pg++)
-			fill_page(p, pg, psz);
+			ts_fill_page(p, pg, psz);
 		if (write(f->ready[1], "r", 1) != 1)
 			_exit(12);
 		if (read(f->go[0], &c, 1) < 0)
 			_exit(13);
-		_exit(check_pages(p, size / psz, psz, every_page, NULL) == -1 ? 0 : 2);
+		_exit(ts_check_pages(p, size / psz, psz, ts_every_page, NULL) == -1 ? 0 : 2);
 	}
 	/* Writing up to 118 MiB takes well under 60 s, even under TCG. */
 	ASSERT_EQ(1, poll(&pfd, 1, 60000)) TH_LOG("the filler is not done after 60 s");
@@ -203,7 +203,7 @@ static bool states_are(unsigned long long memcg, unsigned long long by,
 {
 	char buf[256];
 
-	return !auto_states(memcg, by, buf, sizeof(buf)) && !strcmp(buf, want);
+	return !ts_auto_states(memcg, by, buf, sizeof(buf)) && !strcmp(buf, want);
 }
 
 /*
@@ -227,7 +227,7 @@ TEST_F_TIMEOUT(memcg, near_limit_no_thp, 120)
 		TH_LOG("A/work not under pressure by A after 10 s");
 	EXPECT_TRUE(states_are(self->a, self->a, "pressure,"));
 	EXPECT_TRUE(states_are(self->af, self->a, "pressure,"));
-	EXPECT_TRUE(auto_state_is("plentiful"));
+	EXPECT_TRUE(ts_auto_state_is("plentiful"));
 
 	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
 	EXPECT_EQ(1, fault_thps(self->pmd, 1, true));
@@ -243,9 +243,9 @@ TEST_F_TIMEOUT(memcg, near_limit_no_thp, 120)
 
 	EXPECT_TRUE(states_are(self->a, self->a, "pressure,plentiful,"));
 	EXPECT_TRUE(states_are(self->af, self->a, "pressure,plentiful,"));
-	ASSERT_EQ(0, auto_states(self->b, 0, buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_auto_states(self->b, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
-	ASSERT_EQ(0, auto_states(0, 0, buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_auto_states(0, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
 }
 
@@ -269,11 +269,11 @@ TEST_F_TIMEOUT(memcg, limit_lowered_new_child_follows, 120)
 	start_filler(_metadata, &self->f, 64UL << 20);
 	/* Half of A's limit is used: plentiful, and no change was traced. */
 	usleep(500 * 1000);
-	ASSERT_EQ(0, auto_states(self->a, 0, buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_auto_states(self->a, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
 	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
 
-	ASSERT_EQ(0, put(CG_A "memory.max", "70M"));
+	ASSERT_EQ(0, ts_put(CG_A "memory.max", "70M"));
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10))
 		TH_LOG("A/work not under pressure by A 10 s after A's limit was lowered");
 	EXPECT_TRUE(states_are(self->a, self->a, "pressure,"));
@@ -282,20 +282,20 @@ TEST_F_TIMEOUT(memcg, limit_lowered_new_child_follows, 120)
 
 	/* A new memcg in A: under pressure from its first fault on. */
 	ASSERT_EQ(0, mkdir(CG_AN, 0755));
-	an = cgroup_ino(CG_AN);
+	an = ts_cgroup_ino(CG_AN);
 	ASSERT_NE(0, an);
 	ASSERT_EQ(0, join(CG_AN));
 	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
 	EXPECT_TRUE(states_are(an, self->a, "pressure,"));
 
-	ASSERT_EQ(0, put(CG_A "memory.max", "128M"));
+	ASSERT_EQ(0, ts_put(CG_A "memory.max", "128M"));
 	ASSERT_TRUE(POLL(states_are(an, self->a, "pressure,plentiful,"), 10))
 		TH_LOG("A/new not plentiful 10 s after A's limit was raised");
 	EXPECT_TRUE(states_are(self->a, self->a, "pressure,plentiful,"));
 	EXPECT_TRUE(states_are(self->aw, self->a, "pressure,plentiful,"));
 	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
 	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
-	ASSERT_EQ(0, auto_states(self->b, 0, buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_auto_states(self->b, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
 }
 
@@ -332,28 +332,28 @@ TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10));
 
 	/* Written at pressure: base pages, in ranges khugepaged knows. */
-	full = map_aligned(self->pmd, self->pmd);
-	sparse = map_aligned(self->pmd, self->pmd);
+	full = ts_map_aligned(self->pmd, self->pmd);
+	sparse = ts_map_aligned(self->pmd, self->pmd);
 	ASSERT_TRUE(full && sparse && sparse_pfns);
 	for (pg = 0; pg < per; pg++) {
-		fill_page(full, pg, psz);
+		ts_fill_page(full, pg, psz);
 		if (all_but_8(pg, &per))
-			fill_page(sparse, pg, psz);
+			ts_fill_page(sparse, pg, psz);
 	}
 	ASSERT_TRUE(check_huge_anon(full, 0, self->pmd));
 	ASSERT_TRUE(check_huge_anon(sparse, 0, self->pmd));
 
-	skipped = vm_counter(_metadata, "thp_split_scan_collapse_skipped");
-	ASSERT_EQ(0, pagemap_pfns(sparse, per, sparse_pfns));
-	ASSERT_EQ(0, put(TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable", "1"));
-	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", "511"));
-	ASSERT_EQ(0, put(THP "khugepaged/pages_to_scan", "4096"));
-	ASSERT_EQ(0, put(THP "khugepaged/scan_sleep_millisecs", "10"));
+	skipped = ts_vm_counter(_metadata, "thp_split_scan_collapse_skipped");
+	ASSERT_EQ(0, ts_pagemap_pfns(sparse, per, sparse_pfns));
+	ASSERT_EQ(0, ts_put(TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable", "1"));
+	ASSERT_EQ(0, ts_put(THP "khugepaged/max_ptes_none", "511"));
+	ASSERT_EQ(0, ts_put(THP "khugepaged/pages_to_scan", "4096"));
+	ASSERT_EQ(0, ts_put(THP "khugepaged/scan_sleep_millisecs", "10"));
 	/* khugepaged every 10 ms, 4096 pages at a time: 30 s for TCG. */
 	EXPECT_TRUE(collapsed(full, 1, self->pmd)) TH_LOG("full range not collapsed");
 	/* Two more full passes: the sparse range was looked at since. */
-	scans = must_long(_metadata, THP "khugepaged/full_scans");
-	EXPECT_TRUE(POLL(get_long(THP "khugepaged/full_scans") >= scans + 2, 30));
+	scans = ts_must_long(_metadata, THP "khugepaged/full_scans");
+	EXPECT_TRUE(POLL(ts_get_long(THP "khugepaged/full_scans") >= scans + 2, 30));
 	EXPECT_TRUE(check_huge_anon(sparse, 0, self->pmd));
 	/*
 	 * Left alone for the collapse limit: khugepaged's verdict on the
@@ -362,15 +362,15 @@ TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
 	 */
 	skips = khugepaged_scans("exceed_new_pte", sparse_pfns, per);
 	EXPECT_GE(skips, 1);
-	EXPECT_LE(skipped + skips, vm_counter(_metadata, "thp_split_scan_collapse_skipped"));
+	EXPECT_LE(skipped + skips, ts_vm_counter(_metadata, "thp_split_scan_collapse_skipped"));
 
 	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,plentiful,"), 10));
 	EXPECT_TRUE(collapsed(sparse, 1, self->pmd)) TH_LOG("sparse range not collapsed");
-	EXPECT_TRUE(auto_state_is("plentiful"));
+	EXPECT_TRUE(ts_auto_state_is("plentiful"));
 
-	EXPECT_EQ(-1, check_pages(full, per, psz, every_page, NULL));
-	EXPECT_EQ(-1, check_pages(sparse, per, psz, all_but_8, &per));
+	EXPECT_EQ(-1, ts_check_pages(full, per, psz, ts_every_page, NULL));
+	EXPECT_EQ(-1, ts_check_pages(sparse, per, psz, all_but_8, &per));
 	munmap(full, self->pmd);
 	munmap(sparse, self->pmd);
 	free(sparse_pfns);
@@ -396,7 +396,7 @@ static bool thresholds_are(char want[][16])
 	unsigned int i;
 
 	for (i = 0; i < NR_THRESHOLDS; i++)
-		if (get(thp_auto_thresholds[i], now, sizeof(now)) || strcmp(now, want[i]))
+		if (ts_get(thp_auto_thresholds[i], now, sizeof(now)) || strcmp(now, want[i]))
 			return false;
 	return true;
 }
@@ -431,7 +431,7 @@ TEST_F_TIMEOUT(knobs, memcg_bad_values, 120)
 	if (access(AUTO "memcg_pressure_available_pct", F_OK))
 		SKIP(return, "kernel without the per-memcg auto THP policy");
 	for (i = 0; i < NR_THRESHOLDS; i++)
-		ASSERT_EQ(0, get(thp_auto_thresholds[i], before[i], sizeof(before[i])));
+		ASSERT_EQ(0, ts_get(thp_auto_thresholds[i], before[i], sizeof(before[i])));
 	ASSERT_STREQ("10\n", before[6]);	/* memcg_pressure_available_pct */
 	ASSERT_STREQ("20\n", before[7]);	/* memcg_plentiful_available_pct */
 	ASSERT_STREQ("10\n", before[5]);	/* memcg_pressure_psi_pct */
@@ -440,18 +440,20 @@ TEST_F_TIMEOUT(knobs, memcg_bad_values, 120)
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
 		snprintf(path, sizeof(path), AUTO "%s", knobs[i]);
 		for (j = 0; j < ARRAY_SIZE(junk); j++) {
-			EXPECT_EQ(-EINVAL, put(path, junk[j])) TH_LOG("%s=%s", knobs[i], junk[j]);
+			EXPECT_EQ(-EINVAL, ts_put(path, junk[j]))
+				TH_LOG("%s=%s", knobs[i], junk[j]);
 			EXPECT_TRUE(thresholds_are(before));
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(gap); i++) {
 		snprintf(path, sizeof(path), AUTO "%s", gap[i].knob);
-		EXPECT_EQ(-EINVAL, put(path, gap[i].val)) TH_LOG("%s=%s", gap[i].knob, gap[i].val);
+		EXPECT_EQ(-EINVAL, ts_put(path, gap[i].val))
+			TH_LOG("%s=%s", gap[i].knob, gap[i].val);
 		EXPECT_TRUE(thresholds_are(before));
 	}
 
-	ASSERT_EQ(0, put(AUTO "memcg_plentiful_available_pct", "30"));
-	ASSERT_EQ(0, get(AUTO "memcg_plentiful_available_pct", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_put(AUTO "memcg_plentiful_available_pct", "30"));
+	ASSERT_EQ(0, ts_get(AUTO "memcg_plentiful_available_pct", buf, sizeof(buf)));
 	EXPECT_STREQ("30\n", buf);
 	snprintf(before[7], sizeof(before[7]), "30\n");
 	EXPECT_TRUE(thresholds_are(before));

@@ -29,9 +29,9 @@
 /* Bounds of the waits below, in seconds of guest time. */
 #define WAIT_SECS 120
 
-#define VMSTAT(key) vm_counter(_metadata, key)
-#define FILE_NUM(path) must_long(_metadata, path)
-#define PMD_STAT(name) must_stat(_metadata, self->z.pmd_kb, name)
+#define VMSTAT(key) ts_vm_counter(_metadata, key)
+#define FILE_NUM(path) ts_must_long(_metadata, path)
+#define PMD_STAT(name) ts_must_stat(_metadata, self->z.pmd_kb, name)
 
 /* The byte a data page @pg is filled with past its first word: never zero. */
 static unsigned char page_byte(size_t pg)
@@ -155,11 +155,11 @@ FIXTURE_SETUP(collapse)
 	ASSERT_NE(0, self->z.pmd);
 	piece_pages = self->z.psz < PIECE ? PIECE / self->z.psz : 1;
 	/* The defaults, as documented: the tests rely on them. */
-	ASSERT_EQ(0, get(THP_SCAN "enabled", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "enabled", buf, sizeof(buf)));
 	EXPECT_STREQ("1\n", buf);
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_new_pct", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_new_pct", buf, sizeof(buf)));
 	EXPECT_STREQ("12\n", buf);
-	ASSERT_EQ(0, get(THP_SCAN "underused_zero_pct", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "underused_zero_pct", buf, sizeof(buf)));
 	EXPECT_STREQ("90\n", buf);
 
 	thp_read_settings(&s);
@@ -170,10 +170,10 @@ FIXTURE_SETUP(collapse)
 	fast_khugepaged(&s, self->z.per);
 	thp_write_settings(&s);
 
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	ASSERT_EQ(0, put(CG_T "cgroup.procs", pid));
+	ASSERT_EQ(0, ts_put(CG_T "cgroup.procs", pid));
 }
 
 FIXTURE_TEARDOWN(collapse)
@@ -184,12 +184,12 @@ FIXTURE_TEARDOWN(collapse)
 /* Set the global THP policy; the PMD size inherits it. */
 static int set_policy(const char *policy)
 {
-	return put(THP "enabled", policy);
+	return ts_put(THP "enabled", policy);
 }
 
 /* Wait up to WAIT_SECS until khugepaged has made @n more full passes than @from. */
 #define wait_full_scans(from, n) \
-	POLL(get_long(KHUGEPAGED "full_scans") - (from) >= (n), WAIT_SECS)
+	POLL(ts_get_long(KHUGEPAGED "full_scans") - (from) >= (n), WAIT_SECS)
 
 /*
  * The jemalloc pattern (128 MiB of THPs filled, then 80 % of it given back
@@ -214,7 +214,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 	char *p;
 
 	ASSERT_EQ(0, set_policy("never"));
-	p = map_aligned(len, self->z.pmd);
+	p = ts_map_aligned(len, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->z.psz, self->z.per, every);
 	for (pg = 0; pg < pages; pg += piece_pages)
@@ -228,13 +228,13 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 
 	ASSERT_EQ(0, set_policy("always"));
 	split0 = PMD_STAT("thp_split_scan_partial");
-	p = map_aligned(len, self->z.pmd);
+	p = ts_map_aligned(len, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->z.psz, self->z.per, every);
-	ASSERT_EQ(nr, count_thps(p, nr, self->z.pmd));
-	ASSERT_EQ(0, head_pfns(p, nr, self->z.per, self->z.psz, heads));
-	ASSERT_EQ(0, put(TRACE "events/thp_scan/enable", "1"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(nr, ts_count_thps(p, nr, self->z.pmd));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, self->z.per, self->z.psz, heads));
+	ASSERT_EQ(0, ts_put(TRACE "events/thp_scan/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
 	/*
 	 * khugepaged, at its fastest, must not see a range half way through
 	 * its frees: with a few pieces freed, a range is within the collapse
@@ -252,11 +252,11 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 		       mem_never >> 10, mem >> 10);
 
 	/* kthpscand splits them as partially mapped: no minimum age. */
-	if (!POLL(pfns_seen(&splits) == nr, WAIT_SECS))
-		log_missing_events(&splits, self->z.per, 20, p, self->z.pmd);
-	ASSERT_EQ(nr, events(&splits))
-		TH_LOG("%zu of the %zu THPs split as partially mapped", pfns_seen(&splits), nr);
-	EXPECT_EQ(nr, events(&any_split));
+	if (!POLL(ts_pfns_seen(&splits) == nr, WAIT_SECS))
+		ts_log_missing_events(&splits, self->z.per, 20, p, self->z.pmd);
+	ASSERT_EQ(nr, ts_events(&splits))
+		TH_LOG("%zu of the %zu THPs split as partially mapped", ts_pfns_seen(&splits), nr);
+	EXPECT_EQ(nr, ts_events(&any_split));
 	/* A system-wide counter: it counts these splits at least. */
 	EXPECT_GE(PMD_STAT("thp_split_scan_partial") - split0, (long)nr);
 	/*
@@ -281,7 +281,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 		TH_LOG("footprint %ld kB against %ld kB under never", mem_max >> 10,
 		       mem_never >> 10);
 	/* None of its ranges collapsed (the test's own ranges: pagemap). */
-	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
 	/* Every range was looked at, and left alone for this reason. */
 	EXPECT_GE(VMSTAT("thp_split_scan_collapse_skipped") - skip0, (long)(3 * nr));
 	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
@@ -298,9 +298,9 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
  */
 static long wait_collapsed(char *p, size_t nr, size_t pmd, long full0, long passes)
 {
-	POLL(count_thps(p, nr, pmd) == (long)nr ||
-	     get_long(KHUGEPAGED "full_scans") - full0 >= passes, WAIT_SECS);
-	return count_thps(p, nr, pmd);
+	POLL(ts_count_thps(p, nr, pmd) == (long)nr ||
+	     ts_get_long(KHUGEPAGED "full_scans") - full0 >= passes, WAIT_SECS);
+	return ts_count_thps(p, nr, pmd);
 }
 
 /*
@@ -320,7 +320,7 @@ TEST_F_TIMEOUT(collapse, dense_ranges_collapsed, 180)
 	char *p;
 
 	ASSERT_EQ(0, set_policy("defer"));
-	p = map_aligned(nr * self->z.pmd, self->z.pmd);
+	p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	/*
 	 * No THP at fault: the first page of each range is a page of its
@@ -328,8 +328,8 @@ TEST_F_TIMEOUT(collapse, dense_ranges_collapsed, 180)
 	 */
 	for (i = 0; i < nr; i++)
 		page_data(p + i * self->z.pmd, i * self->z.per, self->z.psz);
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ((long)(nr * self->z.psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * self->z.psz >> 10), ts_smaps_kb(p, "Rss:"));
 	fill(p, pages, self->z.psz, self->z.per, dense_95);
 	/* Three full passes after the last write: each range is met. */
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
@@ -375,7 +375,7 @@ TEST_F_TIMEOUT(collapse, limit_exact, 300)
 	size_t pg;
 	char *p;
 
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
 	got = sscanf(buf, "%ld %31s", &limit, who);
 	ASSERT_EQ(2, got);
 	EXPECT_STREQ("collapse_max_new_pct", who);
@@ -386,7 +386,7 @@ TEST_F_TIMEOUT(collapse, limit_exact, 300)
 
 		limit_none = rows[c].zero_filled ? 0 : n;
 		limit_zero = rows[c].zero_filled ? n : 0;
-		p = map_aligned(nr * self->z.pmd, self->z.pmd);
+		p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 		ASSERT_NE(NULL, p);
 		/*
 		 * The zero-filled pages first: a write of zeroes faults in a
@@ -429,7 +429,7 @@ static void not_collapsed(struct __test_metadata *_metadata,
 	char *p;
 
 	ASSERT_EQ(0, set_policy("defer"));
-	p = map_aligned(nr * self->z.pmd, self->z.pmd);
+	p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	if (zero_again) {
 		/*
@@ -441,7 +441,7 @@ static void not_collapsed(struct __test_metadata *_metadata,
 		for (pg = 0; pg < pages; pg++)
 			if (!data(pg, self->z.per))
 				memset(p + pg * self->z.psz, 0, self->z.psz);
-		EXPECT_EQ((long)(nr * self->z.pmd_kb), smaps_kb(p, "Rss:"));
+		EXPECT_EQ((long)(nr * self->z.pmd_kb), ts_smaps_kb(p, "Rss:"));
 	} else {
 		fill(p, pages, self->z.psz, self->z.per, data);
 	}
@@ -449,15 +449,15 @@ static void not_collapsed(struct __test_metadata *_metadata,
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 3);
 	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
-	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
 	EXPECT_GE(PMD_STAT("thp_split_scan_collapse_skipped") - skip0,
 		  (long)(2 * nr));
 
 	/* thp_scan off: 6.12's khugepaged, which collapses them. */
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	EXPECT_EQ(nr, wait_collapsed(p, nr, self->z.pmd, full0, 3));
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
 	bad = check(p, pages, self->z.psz, self->z.per, data);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
@@ -494,18 +494,18 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 
 	ASSERT_EQ(0, set_policy("always"));
 	/* Only the minimum age is shortened; the logic is the same. */
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "2000"));
-	ASSERT_EQ(0, put(TRACE "events/thp_scan/enable", "1"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "2000"));
+	ASSERT_EQ(0, ts_put(TRACE "events/thp_scan/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
 	split0 = PMD_STAT("thp_split_scan_underused");
-	p = map_aligned(nr * self->z.pmd, self->z.pmd);
+	p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, pages, self->z.psz, self->z.per, one_page);
-	ASSERT_EQ(nr, count_thps(p, nr, self->z.pmd));
-	ASSERT_EQ(0, head_pfns(p, nr, self->z.per, self->z.psz, heads));
-	POLL(pfns_seen(&splits) == nr, kthpscand_deadline(-1, 2));
-	ASSERT_EQ(nr, events(&splits));
-	ASSERT_EQ(0, count_thps(p, nr, self->z.pmd));
+	ASSERT_EQ(nr, ts_count_thps(p, nr, self->z.pmd));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, self->z.per, self->z.psz, heads));
+	POLL(ts_pfns_seen(&splits) == nr, kthpscand_deadline(-1, 2));
+	ASSERT_EQ(nr, ts_events(&splits));
+	ASSERT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
 	/* Still in use (and its PTEs young again, see jemalloc_pattern). */
 	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
@@ -515,10 +515,10 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 	wait_full_scans(full0, 3);
 	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
 	EXPECT_GE(VMSTAT("thp_split_scan_collapse_skipped") - skip0, (long)(2 * nr));
-	EXPECT_EQ(0, count_thps(p, nr, self->z.pmd));
-	EXPECT_EQ((long)(nr * self->z.psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ((long)(nr * self->z.psz >> 10), ts_smaps_kb(p, "Rss:"));
 	/* Split once, and not collapsed again (nor split again). */
-	EXPECT_EQ(nr, events(&any_split));
+	EXPECT_EQ(nr, ts_events(&any_split));
 	EXPECT_GE(PMD_STAT("thp_split_scan_underused") - split0, (long)nr);
 	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
@@ -539,14 +539,14 @@ TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 
 	ASSERT_EQ(0, set_policy("auto"));
 	/* Thresholds that put "auto" under pressure whatever memory is like. */
-	ASSERT_EQ(0, put(AUTO "interval_ms", "100"));
-	ASSERT_EQ(0, put(AUTO "pressure_psi_pct", "0"));
-	ASSERT_EQ(0, put(AUTO "plentiful_available_pct", "100"));
-	ASSERT_EQ(0, put(AUTO "pressure_available_pct", "99"));
-	ASSERT_TRUE(POLL(auto_state_is("pressure"), 10));
+	ASSERT_EQ(0, ts_put(AUTO "interval_ms", "100"));
+	ASSERT_EQ(0, ts_put(AUTO "pressure_psi_pct", "0"));
+	ASSERT_EQ(0, ts_put(AUTO "plentiful_available_pct", "100"));
+	ASSERT_EQ(0, ts_put(AUTO "pressure_available_pct", "99"));
+	ASSERT_TRUE(POLL(ts_auto_state_is("pressure"), 10));
 
-	full = map_aligned(nr * self->z.pmd, self->z.pmd);
-	most = map_aligned(nr * self->z.pmd, self->z.pmd);
+	full = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
+	most = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, full);
 	ASSERT_NE(NULL, most);
 	skip0 = PMD_STAT("thp_split_scan_collapse_skipped");
@@ -556,8 +556,8 @@ TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 	 */
 	for (i = 0; i < nr; i++)
 		page_data(full + i * self->z.pmd, i * self->z.per, self->z.psz);
-	EXPECT_EQ(0, smaps_kb(full, "AnonHugePages:"));
-	EXPECT_EQ((long)(nr * self->z.psz >> 10), smaps_kb(full, "Rss:"));
+	EXPECT_EQ(0, ts_smaps_kb(full, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * self->z.psz >> 10), ts_smaps_kb(full, "Rss:"));
 	fill(full, pages, self->z.psz, self->z.per, every);
 	fill(most, pages, self->z.psz, self->z.per, all_but_5);
 
@@ -565,7 +565,7 @@ TEST_F_TIMEOUT(collapse, auto_pressure_full_ranges_only, 240)
 	EXPECT_EQ(nr, wait_collapsed(full, nr, self->z.pmd, full0, 3));
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 2);
-	EXPECT_EQ(0, count_thps(most, nr, self->z.pmd));
+	EXPECT_EQ(0, ts_count_thps(most, nr, self->z.pmd));
 	EXPECT_GE(PMD_STAT("thp_split_scan_collapse_skipped") - skip0,
 		  (long)nr);
 	bad = check(full, pages, self->z.psz, self->z.per, every);
@@ -590,45 +590,45 @@ TEST_F(collapse, knobs)
 	char buf[64], want[64];
 	unsigned int i;
 
-	ASSERT_EQ(0, put(THP_SCAN "collapse_max_new_pct", "20"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "collapse_max_new_pct", "20"));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, put(THP_SCAN "collapse_max_new_pct", bad[i]))
+		EXPECT_EQ(-EINVAL, ts_put(THP_SCAN "collapse_max_new_pct", bad[i]))
 			TH_LOG("writing \"%s\"", bad[i]);
-		ASSERT_EQ(0, get(THP_SCAN "collapse_max_new_pct", buf, sizeof(buf)));
+		ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_new_pct", buf, sizeof(buf)));
 		EXPECT_STREQ("20\n", buf) TH_LOG("after writing \"%s\"", bad[i]);
 	}
-	EXPECT_EQ(-EACCES, put(THP_SCAN "collapse_max_ptes_none", "1"));
+	EXPECT_EQ(-EACCES, ts_put(THP_SCAN "collapse_max_ptes_none", "1"));
 
-	ASSERT_EQ(0, put(THP_SCAN "collapse_max_new_pct", "12\n"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "collapse_max_new_pct", "12\n"));
 	snprintf(want, sizeof(want), "%u collapse_max_new_pct\n", per * 12 / 100);
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
 	EXPECT_STREQ(want, buf);
 
-	ASSERT_EQ(0, put(THP_SCAN "collapse_max_new_pct", "0"));
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_put(THP_SCAN "collapse_max_new_pct", "0"));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
 	EXPECT_STREQ("0 collapse_max_new_pct\n", buf);
-	ASSERT_EQ(0, put(THP_SCAN "collapse_max_new_pct", "100"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "collapse_max_new_pct", "100"));
 	snprintf(want, sizeof(want), "%u underused_zero_pct\n", per * 90 / 100);
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
 	EXPECT_STREQ(want, buf);
 
 	/* An admin's lower max_ptes_none wins. */
-	ASSERT_EQ(0, put(THP_SCAN "collapse_max_new_pct", "12"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "collapse_max_new_pct", "12"));
 	thp_write_num("khugepaged/max_ptes_none", per / 16);
 	snprintf(want, sizeof(want), "%u max_ptes_none\n", per / 16);
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
 	EXPECT_STREQ(want, buf);
 	thp_write_num("khugepaged/max_ptes_none", per - 1);
 
-	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "5"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "underused_zero_pct", "5"));
 	snprintf(want, sizeof(want), "%u underused_zero_pct\n", per * 5 / 100);
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
 	EXPECT_STREQ(want, buf);
 
 	/* thp_scan off: max_ptes_none alone, as in 6.12. */
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 	snprintf(want, sizeof(want), "%u max_ptes_none\n", per - 1);
-	ASSERT_EQ(0, get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "collapse_max_ptes_none", buf, sizeof(buf)));
 	EXPECT_STREQ(want, buf);
 }
 

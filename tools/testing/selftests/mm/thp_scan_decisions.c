@@ -48,7 +48,7 @@ FIXTURE_SETUP(decide)
 	thp_scan_setup(_metadata, &self->z, CG_NAME);
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
 }
 
 FIXTURE_TEARDOWN(decide)
@@ -75,7 +75,7 @@ struct want {
 static void match_decisions(const struct thp_sizes *z, int kpid, struct want *w,
 			    int n, long *others)
 {
-	int nr = read_events(ev, MAX_EVENTS), i, k;
+	int nr = ts_read_events(ev, MAX_EVENTS), i, k;
 
 	*others = 0;
 	for (k = 0; k < n; k++)
@@ -106,16 +106,16 @@ struct fills {
 
 static char *fill_first(const struct thp_sizes *z, const struct fills *f, size_t nr)
 {
-	char *p = map_aligned(nr * z->pmd, z->pmd);
+	char *p = ts_map_aligned(nr * z->pmd, z->pmd);
 	size_t i, pg;
 
 	for (i = 0; p && i < nr; i++)
 		for (pg = 0; pg < f->nr[i]; pg++)
-			fill_page(p, i * z->per + pg, z->psz);
+			ts_fill_page(p, i * z->per + pg, z->psz);
 	return p;
 }
 
-/* For check_pages(): a struct fills says which pages hold data. */
+/* For ts_check_pages(): a struct fills says which pages hold data. */
 static int filled_first(size_t pg, void *arg)
 {
 	const struct fills *f = arg;
@@ -128,7 +128,7 @@ static long decisions(const struct thp_sizes *z, const char *decision, int pid)
 {
 	struct trace_count c;
 
-	count_trace(z->order_pmd, decision, pid, &c);
+	ts_count_trace(z->order_pmd, decision, pid, &c);
 	return c.decisions;
 }
 
@@ -143,8 +143,8 @@ TEST_F_TIMEOUT(decide, zero_pct_50, 120)
 {
 	const struct fills f = { self->z.per, { 200, 255, 256, 512 } };
 	const size_t nr = 4;
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
+	long split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long scanned0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
 	struct want w[] = {
 		{ "split_underused", 257, 457 },
 		{ "split_underused", 257, 512 },
@@ -154,22 +154,23 @@ TEST_F_TIMEOUT(decide, zero_pct_50, 120)
 	char *p;
 
 	ASSERT_EQ(512, self->z.per) TH_LOG("the counts below are for 512-page THPs");
-	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "50"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "underused_zero_pct", "50"));
 	p = fill_first(&self->z, &f, nr);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 	/* Due in 1 s, a first look at all four in one round, a second 1 s later. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= 6, 8));
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= 6,
+			 8));
 	match_decisions(&self->z, self->kpid, w, 3, &others);
 	EXPECT_EQ(1, w[0].seen);
 	EXPECT_EQ(1, w[1].seen);
 	EXPECT_GE(w[2].seen, 4);
 	EXPECT_EQ(0, others);
-	EXPECT_EQ(2, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
-	EXPECT_EQ(2 * (long)self->z.pmd_kb, smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ(0, count_thps(p, 2, self->z.pmd));
-	EXPECT_EQ(2, count_thps(p + 2 * self->z.pmd, 2, self->z.pmd));
-	bad = check_pages(p, nr * self->z.per, self->z.psz, filled_first, (void *)&f);
+	EXPECT_EQ(2, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
+	EXPECT_EQ(2 * (long)self->z.pmd_kb, ts_smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(0, ts_count_thps(p, 2, self->z.pmd));
+	EXPECT_EQ(2, ts_count_thps(p + 2 * self->z.pmd, 2, self->z.pmd));
+	bad = ts_check_pages(p, nr * self->z.per, self->z.psz, filled_first, (void *)&f);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
 }
@@ -183,8 +184,8 @@ TEST_F_TIMEOUT(decide, zero_pct_50, 120)
 TEST_F_TIMEOUT(decide, zero_pct_100, 60)
 {
 	const size_t nr = 2;
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long scanned0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
+	long split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	struct want w[] = {
 		{ "keep_used", 7, 8 },
 		{ "keep_used", self->z.per, self->z.per },
@@ -193,8 +194,8 @@ TEST_F_TIMEOUT(decide, zero_pct_100, 60)
 	long others, bad;
 	char *p;
 
-	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "100"));
-	p = sparse_thps(&self->z, nr);
+	ASSERT_EQ(0, ts_put(THP_SCAN "underused_zero_pct", "100"));
+	p = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
 	/* The second: written and zeroed again. */
 	memset(p + self->z.pmd + 7 * self->z.psz, 0, self->z.psz);
@@ -206,25 +207,25 @@ TEST_F_TIMEOUT(decide, zero_pct_100, 60)
 	 */
 	EXPECT_TRUE(POLL((match_decisions(&self->z, self->kpid, w, 2, &others),
 			  w[0].seen >= 2 && w[1].seen >= 2), 30));
-	EXPECT_GE(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0, 4);
+	EXPECT_GE(ts_size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0, 4);
 	match_decisions(&self->z, self->kpid, w, 2, &others);
 	EXPECT_GE(w[0].seen, 2);
 	EXPECT_GE(w[1].seen, 2);
 	EXPECT_EQ(0, others);
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
+	EXPECT_EQ(split0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
 	EXPECT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 
 	/* The knob is what kept them: due again within 1 s. */
-	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "99"));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= (long)nr,
-			 6));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "underused_zero_pct", "99"));
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >=
+			 (long)nr, 6));
+	EXPECT_EQ(nr, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
+	EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
 	/* Page 7 of the first holds data; everything else reads zero. */
-	bad = check_pages(p + self->z.pmd, self->z.per, self->z.psz, filled_first,
-			  (void *)&none);
+	bad = ts_check_pages(p + self->z.pmd, self->z.per, self->z.psz, filled_first,
+			     (void *)&none);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld of the zeroed THP differs", bad);
-	bad = check_pages(p, self->z.per, self->z.psz, one_per_folio, &self->z.per);
+	bad = ts_check_pages(p, self->z.per, self->z.psz, ts_one_per_folio, &self->z.per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld of the sparse THP differs", bad);
 	munmap(p, nr * self->z.pmd);
 }
@@ -236,9 +237,9 @@ TEST_F_TIMEOUT(decide, zero_pct_100, 60)
 TEST_F_TIMEOUT(decide, shrink_underused_off, 120)
 {
 	const size_t nr = 2, per = self->z.per;
-	long scanned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	long partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
+	long scanned0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");
+	long split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long partial0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
 	struct want w[] = {
 		{ "keep_not_judged", 0, 0 },
 	};
@@ -246,29 +247,30 @@ TEST_F_TIMEOUT(decide, shrink_underused_off, 120)
 	char *sparse, *half;
 	long others, bad;
 
-	ASSERT_EQ(0, put(THP "shrink_underused", "0"));
-	sparse = sparse_thps(&self->z, nr);
+	ASSERT_EQ(0, ts_put(THP "shrink_underused", "0"));
+	sparse = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, sparse);
 	ASSERT_TRUE(check_huge_anon(sparse, nr, self->z.pmd));
-	half = half_mapped_thps(&self->z, nr);
+	half = ts_half_mapped_thps(&self->z, nr);
 	ASSERT_NE(NULL, half);
 
 	/* The partially mapped at once, the sparse ones after 1 s, twice. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= 6, 8));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - partial0);
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_scanned") - scanned0 >= 6,
+			 8));
+	EXPECT_EQ(nr, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - partial0);
+	EXPECT_EQ(split0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
 	match_decisions(&self->z, self->kpid, w, 1, &others);
 	EXPECT_GE(w[0].seen, 2 * nr);
-	count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
+	ts_count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
 	EXPECT_EQ(nr, c.splits);
 	EXPECT_EQ(nr, others) TH_LOG("decisions other than the partial splits");
 	EXPECT_TRUE(check_huge_anon(sparse, nr, self->z.pmd));
-	bad = check_pages(sparse, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(sparse, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);
-	bad = check_pages(half, nr * per, self->z.psz, first_half, (void *)&per);
+	bad = ts_check_pages(half, nr * per, self->z.psz, ts_first_half, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld of the mapped halves differs", bad);
 	munmap(sparse, nr * self->z.pmd);
-	unmap_halves(half, &self->z, nr);
+	ts_unmap_halves(half, &self->z, nr);
 }
 
 /*
@@ -296,28 +298,28 @@ static int splice_page(int fds[2], char *p, size_t pg, size_t psz)
  */
 TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 {
-	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed");
-	long pinned0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_keep_pinned");
-	long vpinned0 = vm_counter(_metadata, "thp_split_scan_keep_pinned");
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	long pages0 = vm_counter(_metadata, "thp_split_scan_pages_scanned");
+	long failed0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed");
+	long pinned0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_keep_pinned");
+	long vpinned0 = ts_vm_counter(_metadata, "thp_split_scan_keep_pinned");
+	long split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long pages0 = ts_vm_counter(_metadata, "thp_split_scan_pages_scanned");
 	size_t per = self->z.per;
 	int nr, i, pinned = 0, others = 0;
-	char *p = sparse_thps(&self->z, 1);
+	char *p = ts_sparse_thps(&self->z, 1);
 	long bad;
 
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
 	ASSERT_EQ(0, splice_page(self->pipe, p, 7, self->z.psz));
 	/* Due in 1 s and again 1 s after each look: twice within 6 s. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_keep_pinned") - pinned0 >= 2,
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_keep_pinned") - pinned0 >= 2,
 			 6));
-	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_keep_pinned") - vpinned0, 2);
-	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
-	EXPECT_EQ(pages0, vm_counter(_metadata, "thp_split_scan_pages_scanned"));
+	EXPECT_GE(ts_vm_counter(_metadata, "thp_split_scan_keep_pinned") - vpinned0, 2);
+	EXPECT_EQ(failed0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
+	EXPECT_EQ(split0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
+	EXPECT_EQ(pages0, ts_vm_counter(_metadata, "thp_split_scan_pages_scanned"));
 	EXPECT_TRUE(check_huge_anon(p, 1, self->z.pmd));
-	nr = read_events(ev, MAX_EVENTS);
+	nr = ts_read_events(ev, MAX_EVENTS);
 	for (i = 0; i < nr && i < MAX_EVENTS; i++) {
 		struct thp_scan_event *e = &ev[i];
 
@@ -336,11 +338,12 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 	close(self->pipe[1]);
 	self->pipe[0] = -1;
 	/* Due again within 1 s. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 1, 6));
-	EXPECT_EQ(1, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
-	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	bad = check_pages(p, per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 1,
+			 6));
+	EXPECT_EQ(1, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
+	EXPECT_EQ(failed0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
+	EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
+	bad = ts_check_pages(p, per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, self->z.pmd);
 }
@@ -353,10 +356,10 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
  */
 TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 {
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	long failed0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed");
+	long split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long failed0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed");
 	int nr, i, kept = 0, others = 0;
-	char *p = sparse_thps(&self->z, 1), *buf;
+	char *p = ts_sparse_thps(&self->z, 1), *buf;
 	size_t off;
 
 	ASSERT_NE(NULL, p);
@@ -365,7 +368,7 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 	ASSERT_EQ(0, munmap(p, self->z.pmd));
 	/* Due in 1 s, and again every second. */
 	EXPECT_TRUE(POLL(decisions(&self->z, "keep_unmapped", self->kpid) > 0, 8));
-	nr = read_events(ev, MAX_EVENTS);
+	nr = ts_read_events(ev, MAX_EVENTS);
 	for (i = 0; i < nr && i < MAX_EVENTS; i++) {
 		struct thp_scan_event *e = &ev[i];
 
@@ -377,13 +380,13 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 	}
 	EXPECT_GE(kept, 1);
 	EXPECT_EQ(0, others);
-	EXPECT_EQ(split0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
-	EXPECT_EQ(failed0, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
+	EXPECT_EQ(split0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
+	EXPECT_EQ(failed0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
 	buf = malloc(self->z.psz);
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ((ssize_t)self->z.psz, read(self->pipe[0], buf, self->z.psz));
 	for (off = 0; off < self->z.psz; off++)
-		if (buf[off] != pattern(7, off))
+		if (buf[off] != ts_pattern(7, off))
 			break;
 	EXPECT_EQ(self->z.psz, off) TH_LOG("byte %zu from the pipe differs", off);
 	free(buf);
@@ -416,31 +419,31 @@ TEST_F_TIMEOUT(decide, collapse_judged, 120)
 	s.khugepaged.alloc_sleep_millisecs = 100;
 	s.khugepaged.pages_to_scan = per * 8;
 	thp_write_settings(&s);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
-	p = map_aligned(nr * self->z.pmd, self->z.pmd);
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "3000"));
+	p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	for (i = 0; i < nr * per; i++)
-		fill_page(p, i, self->z.psz);
-	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+		ts_fill_page(p, i, self->z.psz);
+	ASSERT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
 	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_HUGEPAGE));
 	/* khugepaged every 100 ms, the whole range at a time: 6 s for TCG. */
-	ASSERT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 6))
-		TH_LOG("%ld kB collapsed", smaps_kb(p, "AnonHugePages:"));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->z.psz, heads));
-	ASSERT_EQ((long)nr, whole_folios(p, nr, per));
+	ASSERT_TRUE(POLL(ts_smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 6))
+		TH_LOG("%ld kB collapsed", ts_smaps_kb(p, "AnonHugePages:"));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->z.psz, heads));
+	ASSERT_EQ((long)nr, ts_whole_folios(p, nr, per));
 	/*
 	 * Both collapsed in one pass of khugepaged, or two 0.1 s apart, at
 	 * most a poll's step ago: neither is due for another 2.5 s.
 	 */
 	usleep(500 * 1000);
-	EXPECT_EQ(0, events(&(struct ev_filter){ .pfns = heads, .n = nr }))
+	EXPECT_EQ(0, ts_events(&(struct ev_filter){ .pfns = heads, .n = nr }))
 		TH_LOG("a THP judged before its minimum age");
-	EXPECT_TRUE(POLL(pfns_seen(&kept) == nr, kthpscand_deadline(-1, 2)))
-		log_other_decisions(&kept, "keep_used", 8);
-	count_trace_pfns(self->z.order_pmd, "keep_used", self->kpid, heads, nr, &c);
+	EXPECT_TRUE(POLL(ts_pfns_seen(&kept) == nr, kthpscand_deadline(-1, 2)))
+		ts_log_other_decisions(&kept, "keep_used", 8);
+	ts_count_trace_pfns(self->z.order_pmd, "keep_used", self->kpid, heads, nr, &c);
 	EXPECT_GE(c.decisions, (long)nr);
 	EXPECT_EQ(per - per * 90 / 100, c.scanned);
-	bad = check_pages(p, nr * per, self->z.psz, every_page, NULL);
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_every_page, NULL);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
 }

@@ -32,7 +32,7 @@ FIXTURE_SETUP(off)
 	thp_scan_setup(_metadata, &self->z, CG_NAME);
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 }
 
 FIXTURE_TEARDOWN(off)
@@ -53,43 +53,43 @@ TEST_F_TIMEOUT(off, thread_stops, 120)
 	struct trace_count c;
 	char *p;
 
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "100"));
 	/* The writes wake it, to find thp_scan off. */
 	wait_kthpscand_idle(_metadata, self->kpid);
-	p = sparse_thps(&self->z, nr);
+	p = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
-	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
-	scanned0 = vm_counter(_metadata, "thp_split_scan_scanned");
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	cpu0 = must_long(_metadata, THP_SCAN "cpu_time_ms");
+	rounds0 = ts_vm_counter(_metadata, "thp_split_scan_rounds");
+	scanned0 = ts_vm_counter(_metadata, "thp_split_scan_scanned");
+	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	cpu0 = ts_must_long(_metadata, THP_SCAN "cpu_time_ms");
 	sleep(3);
-	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_split_scan_rounds"));
-	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_split_scan_scanned"));
-	EXPECT_EQ(cpu0, must_long(_metadata, THP_SCAN "cpu_time_ms"));
-	EXPECT_EQ('S', task_state(self->kpid));
+	EXPECT_EQ(rounds0, ts_vm_counter(_metadata, "thp_split_scan_rounds"));
+	EXPECT_EQ(scanned0, ts_vm_counter(_metadata, "thp_split_scan_scanned"));
+	EXPECT_EQ(cpu0, ts_must_long(_metadata, THP_SCAN "cpu_time_ms"));
+	EXPECT_EQ('S', ts_task_state(self->kpid));
 	/* Woken (a knob write), it finds thp_scan off and sleeps again. */
-	switches = voluntary_switches(self->kpid);
+	switches = ts_voluntary_switches(self->kpid);
 	ASSERT_GE(switches, 0);
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
-	EXPECT_TRUE(POLL(voluntary_switches(self->kpid) > switches, 5));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "100"));
+	EXPECT_TRUE(POLL(ts_voluntary_switches(self->kpid) > switches, 5));
 	wait_kthpscand_idle(_metadata, self->kpid);
-	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_split_scan_rounds"));
-	EXPECT_EQ(scanned0, vm_counter(_metadata, "thp_split_scan_scanned"));
+	EXPECT_EQ(rounds0, ts_vm_counter(_metadata, "thp_split_scan_rounds"));
+	EXPECT_EQ(scanned0, ts_vm_counter(_metadata, "thp_split_scan_scanned"));
 	EXPECT_TRUE(check_huge_anon(p, nr, self->z.pmd));
-	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	ts_count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(0, c.decisions);
 
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
 	/* Due at once, all in one round: 6 s for TCG. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= (long)nr,
-			 6));
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >=
+			 (long)nr, 6));
+	EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
+	ts_count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(nr, c.splits);
-	EXPECT_GT(vm_counter(_metadata, "thp_split_scan_rounds"), rounds0);
-	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_GT(ts_vm_counter(_metadata, "thp_split_scan_rounds"), rounds0);
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
 }
@@ -100,7 +100,7 @@ TEST_F_TIMEOUT(off, thread_stops, 120)
  */
 static int shrink(void)
 {
-	return put("/proc/sys/vm/drop_caches", "2");
+	return ts_put("/proc/sys/vm/drop_caches", "2");
 }
 
 /*
@@ -118,13 +118,13 @@ static char *stock_shrink(struct __test_metadata *_metadata,
 	struct trace_count c;
 	char *p;
 
-	ASSERT_EQ(0, put(THP "khugepaged/max_ptes_none", max_ptes_none)) {
+	ASSERT_EQ(0, ts_put(THP "khugepaged/max_ptes_none", max_ptes_none)) {
 		return NULL;
 	}
-	ASSERT_EQ(0, clear_trace()) {
+	ASSERT_EQ(0, ts_clear_trace()) {
 		return NULL;
 	}
-	p = sparse_thps(&self->z, nr);
+	p = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p) {
 		return NULL;
 	}
@@ -132,13 +132,13 @@ static char *stock_shrink(struct __test_metadata *_metadata,
 		return p;
 	}
 	/* The heads, while they are heads (the split maps page 0 to the zero page). */
-	ASSERT_EQ(0, head_pfns(p, nr, self->z.per, self->z.psz, heads)) {
+	ASSERT_EQ(0, ts_head_pfns(p, nr, self->z.per, self->z.psz, heads)) {
 		return p;
 	}
 	/* New folios wait a jiffy before the shrinker takes them. */
 	usleep(100000);
 	EXPECT_EQ(0, shrink());
-	count_trace(self->z.order_pmd, want, me, &c);
+	ts_count_trace(self->z.order_pmd, want, me, &c);
 	EXPECT_EQ(nr, c.decisions) TH_LOG("%s", want);
 	EXPECT_EQ(0, c.zero);
 	EXPECT_EQ(0, c.scanned);
@@ -157,8 +157,8 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 120)
 {
 	const size_t nr = 4, per = self->z.per, mper = 16, mkb = 64;
 	const int morder = __builtin_ctzl(mper);
-	long split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	long stock0 = vm_counter(_metadata, "thp_underused_split_page");
+	long split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long stock0 = ts_vm_counter(_metadata, "thp_underused_split_page");
 	unsigned long p_heads[4], qheads[4], mheads[4];
 	struct trace_count c;
 	char path[128], *p, *q, *m;
@@ -170,43 +170,43 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 120)
 
 	/* 64K mTHPs, page 7 of each written: not queued. */
 	snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled", mkb);
-	ASSERT_EQ(0, put(path, "always"));
-	m = map_aligned(nr * mkb * 1024, self->z.pmd);
+	ASSERT_EQ(0, ts_put(path, "always"));
+	m = ts_map_aligned(nr * mkb * 1024, self->z.pmd);
 	ASSERT_NE(NULL, m);
 	for (i = 0; i < nr; i++)
-		fill_page(m, i * mper + 7, self->z.psz);
-	EXPECT_EQ(nr, count_thps(m, nr, mkb * 1024));
-	ASSERT_EQ(0, head_pfns(m, nr, mper, self->z.psz, mheads));
-	ASSERT_EQ(0, put(path, "never"));
+		ts_fill_page(m, i * mper + 7, self->z.psz);
+	EXPECT_EQ(nr, ts_count_thps(m, nr, mkb * 1024));
+	ASSERT_EQ(0, ts_head_pfns(m, nr, mper, self->z.psz, mheads));
+	ASSERT_EQ(0, ts_put(path, "never"));
 
 	p = stock_shrink(_metadata, self, nr, "511", "keep_used", p_heads);
 	ASSERT_NE(NULL, p);
-	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ(nr, ts_count_thps(p, nr, self->z.pmd));
 	/* Looked at once: off the queue, not judged again at 0. */
 	q = stock_shrink(_metadata, self, nr, "0", "split_underused", qheads);
 	ASSERT_NE(NULL, q);
-	count_trace_pfns(self->z.order_pmd, "split_underused", 0, qheads, nr, &c);
+	ts_count_trace_pfns(self->z.order_pmd, "split_underused", 0, qheads, nr, &c);
 	EXPECT_EQ(nr, c.splits);
 	EXPECT_EQ(nr, c.decisions);
 	/* The first ones, judged used once, are not looked at again. */
-	count_trace_pfns(self->z.order_pmd, "split_underused", 0, p_heads, nr, &c);
+	ts_count_trace_pfns(self->z.order_pmd, "split_underused", 0, p_heads, nr, &c);
 	EXPECT_EQ(0, c.decisions) TH_LOG("only the new ones");
 	/* The 64K mTHPs: not queued, so never looked at. */
-	count_trace_pfns(morder, "keep_used", 0, mheads, nr, &c);
+	ts_count_trace_pfns(morder, "keep_used", 0, mheads, nr, &c);
 	EXPECT_EQ(0, c.decisions);
-	count_trace_pfns(morder, "split_underused", 0, mheads, nr, &c);
+	ts_count_trace_pfns(morder, "split_underused", 0, mheads, nr, &c);
 	EXPECT_EQ(0, c.decisions);
 	/* System-wide counters: they count these splits at least. */
-	EXPECT_LE(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
-	EXPECT_LE(nr, vm_counter(_metadata, "thp_underused_split_page") - stock0);
-	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
-	EXPECT_EQ(0, count_thps(q, nr, self->z.pmd));
-	EXPECT_EQ(nr, count_thps(m, nr, mkb * 1024));
-	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_LE(nr, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
+	EXPECT_LE(nr, ts_vm_counter(_metadata, "thp_underused_split_page") - stock0);
+	EXPECT_EQ(nr, ts_count_thps(p, nr, self->z.pmd));
+	EXPECT_EQ(0, ts_count_thps(q, nr, self->z.pmd));
+	EXPECT_EQ(nr, ts_count_thps(m, nr, mkb * 1024));
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("kept PMD range page %ld differs", bad);
-	bad = check_pages(q, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(q, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("split PMD range page %ld differs", bad);
-	bad = check_pages(m, nr * mper, self->z.psz, one_per_folio, (void *)&mper);
+	bad = ts_check_pages(m, nr * mper, self->z.psz, ts_one_per_folio, (void *)&mper);
 	EXPECT_EQ(-1, bad) TH_LOG("64K range page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
 	munmap(q, nr * self->z.pmd);
@@ -225,11 +225,11 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 120)
 TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 {
 	const size_t nr = 4, per = self->z.per;
-	long defer0 = vm_counter(_metadata, "thp_deferred_split_page");
-	long sdefer0 = must_stat(_metadata, self->z.pmd_kb, "split_deferred");
-	long pm0 = must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped");
-	long split0 = vm_counter(_metadata, "thp_split_page");
-	long to0 = vm_counter(_metadata, "thp_split_scan_to_mthp");
+	long defer0 = ts_vm_counter(_metadata, "thp_deferred_split_page");
+	long sdefer0 = ts_must_stat(_metadata, self->z.pmd_kb, "split_deferred");
+	long pm0 = ts_must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped");
+	long split0 = ts_vm_counter(_metadata, "thp_split_page");
+	long to0 = ts_vm_counter(_metadata, "thp_split_scan_to_mthp");
 	unsigned long heads[4], *gone = calloc(nr * per / 2, sizeof(*gone));
 	long bad;
 	size_t i, j;
@@ -239,9 +239,9 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 	ASSERT_NE(NULL, gone);
 	ASSERT_GE(kpf, 0);
 	wait_kthpscand_idle(_metadata, self->kpid);
-	p = half_mapped_thps(&self->z, nr);
+	p = ts_half_mapped_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->z.psz, heads));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->z.psz, heads));
 	/* The unmapped halves: the pages that follow each head's first half. */
 	for (i = 0; i < nr; i++)
 		for (j = 0; j < per / 2; j++)
@@ -251,17 +251,18 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 	 * the test's THPs move here (PMD THPs, partially unmapped: no other
 	 * task of the guest makes one).
 	 */
-	EXPECT_EQ(nr, vm_counter(_metadata, "thp_deferred_split_page") - defer0);
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "split_deferred") - sdefer0);
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped") - pm0);
+	EXPECT_EQ(nr, ts_vm_counter(_metadata, "thp_deferred_split_page") - defer0);
+	EXPECT_EQ(nr, ts_must_stat(_metadata, self->z.pmd_kb, "split_deferred") - sdefer0);
+	EXPECT_EQ(nr, ts_must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped") - pm0);
 	/*
 	 * Three seconds in which nothing splits them: each head is still
 	 * the head of a whole THP, its unmapped half still charged.
 	 */
 	sleep(3);
 	for (i = 0; i < nr; i++)
-		EXPECT_EQ(per, folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("THP %zu", i);
-	EXPECT_EQ(nr * per / 2, charged_anon(gone, nr * per / 2, cgroup_ino(CG CG_NAME), true));
+		EXPECT_EQ(per, ts_folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("THP %zu", i);
+	EXPECT_EQ(nr * per / 2,
+		  ts_charged_anon(gone, nr * per / 2, ts_cgroup_ino(CG CG_NAME), true));
 
 	EXPECT_EQ(0, shrink());
 	/*
@@ -270,17 +271,17 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 	 * these splits at least, and no split to a smaller THP.
 	 */
 	for (i = 0; i < nr; i++)
-		EXPECT_EQ(1, folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("THP %zu", i);
-	EXPECT_EQ(0, charged_anon(gone, nr * per / 2, cgroup_ino(CG CG_NAME), true));
-	EXPECT_LE(nr, vm_counter(_metadata, "thp_split_page") - split0);
-	EXPECT_EQ(to0, vm_counter(_metadata, "thp_split_scan_to_mthp"));
-	EXPECT_EQ(pm0, must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped"));
-	EXPECT_EQ(nr, vm_counter(_metadata, "thp_deferred_split_page") - defer0);
+		EXPECT_EQ(1, ts_folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("THP %zu", i);
+	EXPECT_EQ(0, ts_charged_anon(gone, nr * per / 2, ts_cgroup_ino(CG CG_NAME), true));
+	EXPECT_LE(nr, ts_vm_counter(_metadata, "thp_split_page") - split0);
+	EXPECT_EQ(to0, ts_vm_counter(_metadata, "thp_split_scan_to_mthp"));
+	EXPECT_EQ(pm0, ts_must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped"));
+	EXPECT_EQ(nr, ts_vm_counter(_metadata, "thp_deferred_split_page") - defer0);
 	close(kpf);
 	free(gone);
-	bad = check_pages(p, nr * per, self->z.psz, first_half, (void *)&per);
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_first_half, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	unmap_halves(p, &self->z, nr);
+	ts_unmap_halves(p, &self->z, nr);
 }
 
 /*
@@ -304,15 +305,15 @@ TEST_F_TIMEOUT(off, khugepaged_limit_lifted, 120)
 	s.khugepaged.pages_to_scan = per * 8;
 	thp_write_settings(&s);
 	/* No THP at fault: the policy is madvise and the range not madvised yet. */
-	p = sparse_thps(&self->z, nr);
+	p = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	ASSERT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
 	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_HUGEPAGE));
 	/* khugepaged every 100 ms, the whole range at a time: 10 s for TCG. */
-	EXPECT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 10))
-		TH_LOG("%ld kB collapsed", smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ(nr, count_thps(p, nr, self->z.pmd));
-	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_TRUE(POLL(ts_smaps_kb(p, "AnonHugePages:") == (long)(nr * self->z.pmd_kb), 10))
+		TH_LOG("%ld kB collapsed", ts_smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(nr, ts_count_thps(p, nr, self->z.pmd));
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
 }

@@ -14,9 +14,12 @@
  * the decision logic is the same, only sooner, and the program runs in
  * about a minute and a half under TCG.  THPs are enabled in madvise mode
  * and the test's mappings madvised, so that only they have THPs.  Every
- * wait polls a counter or the trace, for WAIT_SECS at the most.  Every
- * knob a test changes is restored in the teardown, which runs in the
- * parent, even when the test dies.
+ * wait polls a counter or the trace, for WAIT_SECS at the most.  Each
+ * test starts and ends with the machine's state (knobs, THP settings,
+ * memcgs, swap on zram) as the program found it (thp_scan_reset(), as in
+ * the other programs): its teardown runs in the parent, even when the
+ * test dies, and the program restores it once more when it exits, after
+ * a test that the harness killed at its timeout, teardown and all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +54,10 @@
 /* The mTHP size the tests use besides the PMD size. */
 #define M64_KB 64UL
 
-/* The knobs the tests change; the THP settings are saved whole. */
+/*
+ * The knobs the tests set (prepare()); thp_scan_reset() puts them back,
+ * with the THP settings.
+ */
 static const char * const fact_knobs[] = {
 	THP_SCAN "enabled", THP_SCAN "underused_zero_pct",
 	THP_SCAN "pages_to_scan", THP_SCAN "scan_sleep_millisecs",
@@ -67,34 +73,30 @@ static const char * const fact_knob_defaults[] = {
 #define NR_FACT_KNOBS ARRAY_SIZE(fact_knobs)
 
 FIXTURE(facts) {
-	char saved[NR_FACT_KNOBS][32];
 	struct thp_settings thp;
 	size_t psz, pmd, per;	/* page size, PMD THP size, its pages */
 	unsigned long pmd_kb;
 	int order_pmd, order_64k;
-	bool memcg_on;		/* the memory controller was on for children */
-	bool zram;		/* zram0 set up as swap by the test */
 	pid_t child;		/* a helper process still to be killed */
 };
 
 /*
- * Nothing is changed here: a setup that fails skips the teardown.  The
- * tests change the knobs (prepare()), the teardown puts them back.
+ * The state the program started with, whatever a test killed at its
+ * timeout left behind (its teardown did not run); nothing else is changed
+ * here: the tests change the knobs (prepare()), the teardown puts them
+ * back.
  */
 FIXTURE_SETUP(facts)
 {
-	char ctl[256];
 	unsigned int i;
 
+	thp_scan_reset();
 	for (i = 0; i < NR_FACT_KNOBS; i++) {
 		const char *knob = fact_knobs[i];
 
-		ASSERT_EQ(0, get(knob, self->saved[i], sizeof(self->saved[i])))
-			TH_LOG("cannot read %s: a kernel without thp_scan, or no tracefs",
-			       knob);
+		ASSERT_EQ(0, access(knob, W_OK))
+			TH_LOG("no %s: a kernel without thp_scan, or no tracefs", knob);
 	}
-	ASSERT_EQ(0, get(CG "cgroup.subtree_control", ctl, sizeof(ctl)));
-	self->memcg_on = strstr(ctl, "memory");
 	self->psz = getpagesize();
 	self->pmd = read_pmd_pagesize();
 	ASSERT_NE(0, self->pmd);
@@ -102,7 +104,6 @@ FIXTURE_SETUP(facts)
 	self->pmd_kb = self->pmd >> 10;
 	self->order_pmd = __builtin_ctzl(self->per);
 	self->order_64k = __builtin_ctzl((M64_KB << 10) / self->psz);
-	self->zram = false;
 	self->child = 0;
 	thp_read_settings(&self->thp);
 }
@@ -110,21 +111,9 @@ FIXTURE_SETUP(facts)
 /* In the parent: the test's process is gone, or may be (a signal). */
 FIXTURE_TEARDOWN_PARENT(facts)
 {
-	int i;
-
 	if (self->child > 0)
 		kill(self->child, SIGKILL);
-	if (self->zram) {
-		if (system("swapoff /dev/zram0"))
-			TH_LOG("swapoff /dev/zram0 failed");
-		put(ZRAM "reset", "1");
-	}
-	for (i = NR_FACT_KNOBS - 1; i >= 0; i--)
-		put(fact_knobs[i], self->saved[i]);
-	thp_write_settings(&self->thp);
-	rmdir(CG_T);
-	if (!self->memcg_on)
-		put(CG "cgroup.subtree_control", "-memory");
+	thp_scan_reset();
 }
 
 /* Counter @name of the THP size of @kb kB. */
@@ -134,23 +123,23 @@ static long fact_stat(struct __test_metadata *_metadata, unsigned long kb,
 	char path[160];
 
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/%s", kb, name);
-	return counter(_metadata, path, NULL);
+	return ts_counter(_metadata, path, NULL);
 }
 
-#define VMSTAT(key) counter(_metadata, "/proc/vmstat", key)
-#define MEMINFO_KB(key) counter(_metadata, "/proc/meminfo", key)
+#define VMSTAT(key) ts_counter(_metadata, "/proc/vmstat", key)
+#define MEMINFO_KB(key) ts_counter(_metadata, "/proc/meminfo", key)
 #define STAT(kb, name) fact_stat(_metadata, kb, name)
-#define MEMCG() counter(_metadata, CG_T "memory.current", NULL)
+#define MEMCG() ts_counter(_metadata, CG_T "memory.current", NULL)
 
 /*
  * Poll @cond every 200 ms until it holds, WAIT_SECS at the most; the
  * value is the seconds waited.
  */
-#define WAIT_FOR(cond) ({					\
-	double __start = mono_s();					\
-	while (!(cond) && mono_s() - __start < WAIT_SECS)		\
-		usleep(200000);					\
-	(int)(mono_s() - __start);					\
+#define WAIT_FOR(cond) ({						\
+	double __start = ts_mono_s();					\
+	while (!(cond) && ts_mono_s() - __start < WAIT_SECS)		\
+		usleep(200000);						\
+	(int)(ts_mono_s() - __start);					\
 })
 
 /*
@@ -176,7 +165,7 @@ static void fact_thp_settings(struct _test_data_facts *self, bool pmd,
 /* @len bytes of anonymous memory aligned to @align, for THPs (madvise). */
 static char *map_thp(size_t len, size_t align)
 {
-	char *p = map_aligned(len, align);
+	char *p = ts_map_aligned(len, align);
 
 	if (p && madvise(p, len, MADV_HUGEPAGE))
 		return NULL;
@@ -212,14 +201,14 @@ static void prepare(struct __test_metadata *_metadata,
 	for (i = 0; i < NR_FACT_KNOBS; i++) {
 		const char *knob = fact_knobs[i];
 
-		ASSERT_EQ(0, put(knob, fact_knob_defaults[i])) TH_LOG("%s", knob);
+		ASSERT_EQ(0, ts_put(knob, fact_knob_defaults[i])) TH_LOG("%s", knob);
 	}
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", min_age));
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", min_age));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	ASSERT_EQ(0, put(CG_T "cgroup.procs", pid));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(CG_T "cgroup.procs", pid));
+	ASSERT_EQ(0, ts_clear_trace());
 }
 
 /* The data of page @pg: 64-bit words, none of them zero. */
@@ -296,7 +285,7 @@ static int wait_split(const unsigned long *pfns, size_t n, const char *decision)
 {
 	struct ev_filter f = { true, decision, pfns, n, 0, true };
 
-	return WAIT_FOR(pfns_seen(&f) == n);
+	return WAIT_FOR(ts_pfns_seen(&f) == n);
 }
 
 /*
@@ -310,12 +299,12 @@ static void expect_decided(struct __test_metadata *_metadata,
 {
 	struct ev_filter any = { false, NULL, pfns, n };
 	struct ev_filter want = { false, decision, pfns, n };
-	int t = WAIT_FOR(pfns_seen(&any) == n);
+	int t = WAIT_FOR(ts_pfns_seen(&any) == n);
 
-	EXPECT_EQ(n, pfns_seen(&any)) TH_LOG("after %d s", t);
-	EXPECT_EQ(events(&any), events(&want)) {
+	EXPECT_EQ(n, ts_pfns_seen(&any)) TH_LOG("after %d s", t);
+	EXPECT_EQ(ts_events(&any), ts_events(&want)) {
 		TH_LOG("not all %s", decision);
-		log_other_decisions(&any, decision, 8);
+		ts_log_other_decisions(&any, decision, 8);
 	}
 }
 
@@ -363,8 +352,8 @@ static uint64_t flags_at(const char *p)
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	uint64_t f = 0;
 
-	if (kpf >= 0 && !pagemap_pfns(p, 1, &pfn) && pfn)
-		f = kpageflags(kpf, pfn);
+	if (kpf >= 0 && !ts_pagemap_pfns(p, 1, &pfn) && pfn)
+		f = ts_kpageflags(kpf, pfn);
 	if (kpf >= 0)
 		close(kpf);
 	return f;
@@ -378,10 +367,10 @@ static long resident(const char *p, size_t nr)
 	long n = -1;
 	size_t i;
 
-	if (pfns && kpf >= 0 && !pagemap_pfns(p, nr, pfns))
+	if (pfns && kpf >= 0 && !ts_pagemap_pfns(p, nr, pfns))
 		for (n = 0, i = 0; i < nr; i++)
 			n += pfns[i] &&
-			     !(kpageflags(kpf, pfns[i]) & (1ULL << KPF_ZERO_PAGE));
+			     !(ts_kpageflags(kpf, pfns[i]) & (1ULL << KPF_ZERO_PAGE));
 	if (kpf >= 0)
 		close(kpf);
 	free(pfns);
@@ -406,8 +395,7 @@ static void zram_swap(struct __test_metadata *_metadata,
 		      struct _test_data_facts *self, const char *size)
 {
 	ASSERT_EQ(0, access(ZRAM "disksize", F_OK)) TH_LOG("needs CONFIG_ZRAM");
-	ASSERT_EQ(0, put(ZRAM "disksize", size));
-	self->zram = true;
+	ASSERT_EQ(0, ts_put(ZRAM "disksize", size));
 	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
 }
 
@@ -440,7 +428,7 @@ static long thp_scan_splits(const unsigned long *pfns, size_t n)
 	long nr = thp_scan_events(&ev), i, c = 0;
 
 	for (i = 0; i < nr; i++)
-		c += ev[i].split && !ev[i].ret && pfn_in(ev[i].pfn, pfns, n);
+		c += ev[i].split && !ev[i].ret && ts_pfn_in(ev[i].pfn, pfns, n);
 	free(ev);
 	return nr < 0 ? -1 : c;
 }
@@ -495,8 +483,8 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 			     per, fact_every_page);
 	}
 	ASSERT_EQ(0, munmap(frag, frag_len));
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, before));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, before));
 
 	split0 = STAT(M64_KB, "split");
 	sd0 = STAT(M64_KB, "split_deferred");
@@ -504,15 +492,15 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
 	np0 = STAT(M64_KB, "thp_split_scan_not_partial");
 	mig0 = VMSTAT("pgmigrate_success");
-	ASSERT_EQ(0, clear_trace());
-	ASSERT_EQ(0, put("/proc/sys/vm/compact_memory", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put("/proc/sys/vm/compact_memory", "1"));
 
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, after));
-	whole = whole_folios(p, nr, per);
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, after));
+	whole = ts_whole_folios(p, nr, per);
 	mig_split = migration_splits();
 	for (i = 0; i < nr; i++) {
 		if (after[i] != before[i] &&
-		    whole_folios(p + i * per * self->psz, 1, per) == 1)
+		    ts_whole_folios(p + i * per * self->psz, 1, per) == 1)
 			moved[n_moved++] = after[i];
 	}
 	ksft_print_msg("compaction: %zu of %zu mTHPs moved whole, %ld split\n",
@@ -525,7 +513,7 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 
 	/* kthpscand looks at each moved one after the move, and keeps it. */
 	expect_decided(_metadata, moved, n_moved, "keep_used");
-	EXPECT_EQ(whole, whole_folios(p, nr, per));
+	EXPECT_EQ(whole, ts_whole_folios(p, nr, per));
 	memcpy(all, before, nr * sizeof(*all));
 	memcpy(all + nr, after, nr * sizeof(*all));
 	EXPECT_EQ(0, thp_scan_splits(all, 2 * nr));
@@ -554,7 +542,7 @@ static void need_two_nodes(struct __test_metadata *_metadata)
 	char cmdline[4096], *e;
 	int expect = 0;
 
-	if (!get("/proc/cmdline", cmdline, sizeof(cmdline))) {
+	if (!ts_get("/proc/cmdline", cmdline, sizeof(cmdline))) {
 		e = strstr(cmdline, "thpscan.numa_nodes=");
 		if (e)
 			expect = atoi(e + strlen("thpscan.numa_nodes="));
@@ -622,18 +610,18 @@ static void move_and_check(struct __test_metadata *_metadata,
 	size_t i, n;
 
 	ASSERT_TRUE(old && status);
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, old));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, old));
 	ASSERT_EQ(0, move_folios(p, nr, per, self->psz, node, status))
 		TH_LOG("move_pages: %s", strerror(errno));
 	for (i = 0, n = 0; i < nr; i++)
 		n += status[i] == node;
 	EXPECT_EQ(nr, n) TH_LOG("%zu of %zu folios moved to node %d", n, nr, node);
 	EXPECT_EQ(nr, on_node(p, nr, per, self->psz, node));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	for (i = 0, n = 0; i < nr; i++)
 		n += old[i] != heads[i];
 	EXPECT_EQ(nr, n) TH_LOG("%zu of %zu folios at new pfns", n, nr);
-	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 	free(old);
 	free(status);
 }
@@ -654,9 +642,27 @@ static void fault_pmd_and_64k(struct __test_metadata *_metadata,
 	*pm = map_thp(nr_m * 16 * self->psz, self->pmd);
 	ASSERT_NE(NULL, *pm);
 	fill(*pm, 0, nr_m * 16, self->psz, 16, data);
-	ASSERT_EQ(nr_pmd, whole_folios(*pp, nr_pmd, self->per));
-	ASSERT_EQ((long)(nr_pmd * self->pmd_kb), smaps_kb(*pp, "AnonHugePages:"));
-	ASSERT_EQ(nr_m, whole_folios(*pm, nr_m, 16));
+	ASSERT_EQ(nr_pmd, ts_whole_folios(*pp, nr_pmd, self->per));
+	ASSERT_EQ((long)(nr_pmd * self->pmd_kb), ts_smaps_kb(*pp, "AnonHugePages:"));
+	ASSERT_EQ(nr_m, ts_whole_folios(*pm, nr_m, 16));
+}
+
+/*
+ * The @nr_pmd PMD THPs at @pp and @nr_m 64K mTHPs at @pm, each with one
+ * page of data (one_page()), were split as underused: only the pages
+ * written are left, the rest map the zero page, every byte reads as it
+ * should.  Then unmapped.
+ */
+static void expect_sparse_split(struct __test_metadata *_metadata,
+				struct _test_data_facts *self, char *pp,
+				size_t nr_pmd, char *pm, size_t nr_m)
+{
+	EXPECT_EQ(nr_pmd, resident(pp, nr_pmd * self->per));
+	EXPECT_EQ(nr_m, resident(pm, nr_m * 16));
+	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, one_page);
+	EXPECT_DATA(pm, 0, nr_m * 16, 16, one_page);
+	munmap(pp, nr_pmd * self->pmd);
+	munmap(pm, nr_m * 16 * self->psz);
 }
 
 /*
@@ -705,7 +711,7 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 		move_and_check(_metadata, self, pp, nr_pmd, self->per, node, heads_pmd);
 		move_and_check(_metadata, self, pm, nr_m, per_m, node, heads_m);
 		EXPECT_EQ((long)(nr_pmd * self->pmd_kb),
-			  smaps_kb(pp, "AnonHugePages:"));
+			  ts_smaps_kb(pp, "AnonHugePages:"));
 	}
 	/*
 	 * Every move is proven above by the new pfns of whole folios. The
@@ -721,8 +727,8 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 	memcpy(all, heads_pmd, sizeof(heads_pmd));
 	memcpy(all + nr_pmd, heads_m, sizeof(heads_m));
 	expect_decided(_metadata, all, nr_pmd + nr_m, "keep_used");
-	EXPECT_EQ(nr_pmd, whole_folios(pp, nr_pmd, self->per));
-	EXPECT_EQ(nr_m, whole_folios(pm, nr_m, per_m));
+	EXPECT_EQ(nr_pmd, ts_whole_folios(pp, nr_pmd, self->per));
+	EXPECT_EQ(nr_m, ts_whole_folios(pm, nr_m, per_m));
 	EXPECT_EQ(split_p0, STAT(self->pmd_kb, "split"));
 	EXPECT_EQ(split_m0, STAT(M64_KB, "split"));
 	EXPECT_EQ(tsp0, VMSTAT("thp_split_page"));
@@ -775,7 +781,7 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	EXPECT_EQ(split_p0, STAT(self->pmd_kb, "split"));
 	EXPECT_EQ(split_m0, STAT(M64_KB, "split"));
 
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", AGE_MS));
 	/*
 	 * On the split events of the test's own folios (a system-wide
 	 * counter could end the wait with one of them halfway through its
@@ -789,17 +795,11 @@ TEST_F_TIMEOUT(facts, numa_move_sparse_still_split, 300)
 	/* Split where they were moved to. */
 	fp.pfns = heads_pmd;
 	fp.n = nr_pmd;
-	EXPECT_EQ(nr_pmd, pfns_seen(&fp));
+	EXPECT_EQ(nr_pmd, ts_pfns_seen(&fp));
 	fp.pfns = heads_m;
 	fp.n = nr_m;
-	EXPECT_EQ(nr_m, pfns_seen(&fp));
-	/* Only the pages written are left; the rest map the zero page. */
-	EXPECT_EQ(nr_pmd, resident(pp, nr_pmd * self->per));
-	EXPECT_EQ(nr_m, resident(pm, nr_m * per_m));
-	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, one_page);
-	EXPECT_DATA(pm, 0, nr_m * per_m, per_m, one_page);
-	munmap(pp, nr_pmd * self->pmd);
-	munmap(pm, nr_m * per_m * self->psz);
+	EXPECT_EQ(nr_m, ts_pfns_seen(&fp));
+	expect_sparse_split(_metadata, self, pp, nr_pmd, pm, nr_m);
 }
 
 /*
@@ -830,7 +830,7 @@ TEST_F_TIMEOUT(facts, numa_move_flags_nothing, 300)
 	p = map_thp(nr * per * self->psz, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
 	/*
 	 * Made on both nodes (two CPUs, the task moved while it faulted)?
 	 * Gather them on node 0 first: only the move below is counted.
@@ -841,7 +841,7 @@ TEST_F_TIMEOUT(facts, numa_move_flags_nothing, 300)
 		ASSERT_EQ(0, move_folios(p, nr, per, self->psz, 0, status));
 		ASSERT_EQ(nr, on_node(p, nr, per, self->psz, 0));
 	}
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 	/*
 	 * System-wide counters, which only the test's folios move here (no
 	 * other task of the guest maps a 64K mTHP).
@@ -853,18 +853,18 @@ TEST_F_TIMEOUT(facts, numa_move_flags_nothing, 300)
 	EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
 	/* The shrinker: nothing of theirs flagged, so nothing split. */
-	ASSERT_EQ(0, put("/proc/sys/vm/drop_caches", "2"));
+	ASSERT_EQ(0, ts_put("/proc/sys/vm/drop_caches", "2"));
 	for (i = 0; i < nr; i++)
-		EXPECT_EQ(per, folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("mTHP %zu", i);
+		EXPECT_EQ(per, ts_folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("mTHP %zu", i);
 	EXPECT_EQ(split0, STAT(M64_KB, "split"));
 
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
 	/* On the decisions on the test's own folios, by their pfns. */
-	t = WAIT_FOR(pfns_seen(&f) == nr);
-	EXPECT_EQ(nr, pfns_seen(&f)) TH_LOG("after %d s", t);
-	EXPECT_EQ(0, pfns_seen(&refuted));
+	t = WAIT_FOR(ts_pfns_seen(&f) == nr);
+	EXPECT_EQ(nr, ts_pfns_seen(&f)) TH_LOG("after %d s", t);
+	EXPECT_EQ(0, ts_pfns_seen(&refuted));
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
-	EXPECT_EQ(nr, whole_folios(p, nr, per));
+	EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 	EXPECT_EQ(split0, STAT(M64_KB, "split"));
 	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
 	close(kpf);
@@ -889,11 +889,11 @@ TEST_F_TIMEOUT(facts, pageout_dense_mthps, 300)
 	prepare(_metadata, self, false, true, AGE_MS);
 	zram_swap(_metadata, self, "64M");
 	for (on = 1; on >= 0; on--) {
-		ASSERT_EQ(0, put(THP_SCAN "enabled", on ? "1" : "0"));
+		ASSERT_EQ(0, ts_put(THP_SCAN "enabled", on ? "1" : "0"));
 		p = map_thp(len, self->pmd);
 		ASSERT_NE(NULL, p);
 		fill(p, 0, nr * per, self->psz, per, fact_every_page);
-		ASSERT_EQ(nr, whole_folios(p, nr, per));
+		ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
 		out0 = STAT(M64_KB, "swpout");
 		fb0 = STAT(M64_KB, "swpout_fallback");
 		split0 = STAT(M64_KB, "split");
@@ -910,11 +910,11 @@ TEST_F_TIMEOUT(facts, pageout_dense_mthps, 300)
 
 		/* Read back: every byte, and each mTHP swapped in whole. */
 		EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
-		EXPECT_EQ(nr, whole_folios(p, nr, per)) TH_LOG("thp_scan %d", on);
-		ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+		EXPECT_EQ(nr, ts_whole_folios(p, nr, per)) TH_LOG("thp_scan %d", on);
+		ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 		if (on) {
 			expect_decided(_metadata, heads, nr, "keep_used");
-			EXPECT_EQ(nr, whole_folios(p, nr, per));
+			EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 		}
 		EXPECT_EQ(split0, STAT(M64_KB, "split"));
 		EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));
@@ -965,14 +965,14 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	p = map_thp(nr * fsz, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	/* The pages to be unmapped, one by one. */
 	for (i = 0; i < nr; i++)
-		ASSERT_EQ(0, pagemap_pfns(p + i * fsz + from * self->psz, taken,
-					  gone + i * taken));
+		ASSERT_EQ(0, ts_pagemap_pfns(p + i * fsz + from * self->psz, taken,
+					     gone + i * taken));
 	/* Charged to the test's memcg, as anonymous memory: what is looked at below. */
-	ASSERT_EQ(nr * taken, charged_anon(gone, nr * taken, cgroup_ino(CG_T), false));
+	ASSERT_EQ(nr * taken, ts_charged_anon(gone, nr * taken, ts_cgroup_ino(CG_T), false));
 	sp0 = STAT(kb, "thp_split_scan_partial");
 	sd0 = STAT(kb, "split_deferred");
 	tds0 = VMSTAT("thp_deferred_split_page");
@@ -980,7 +980,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 		to0 = STAT(new_kb, "thp_split_scan_to_mthp");
 	tom0 = VMSTAT("thp_split_scan_to_mthp");
 	rss0 = rss_anon();
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_clear_trace());
 
 	for (i = 0; i < nr; i++) {
 		char *a = p + i * fsz + from * self->psz;
@@ -1008,7 +1008,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	 * (kpagecgroup): memory.current would hide a leak of up to the
 	 * per-CPU charge stock, 64 pages a CPU.
 	 */
-	EXPECT_EQ(0, charged_anon(gone, nr * taken, cgroup_ino(CG_T), true))
+	EXPECT_EQ(0, ts_charged_anon(gone, nr * taken, ts_cgroup_ino(CG_T), true))
 		TH_LOG("of %zu unmapped pages", nr * taken);
 
 	/* Traced: the walk saw what is mapped, the split chose the order. */
@@ -1020,7 +1020,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 			if (b >= from && b < to)
 				continue;
 			blocks++;
-			whole += whole_folios(p + i * fsz + b * self->psz, 1, bpages) == 1;
+			whole += ts_whole_folios(p + i * fsz + b * self->psz, 1, bpages) == 1;
 		}
 	EXPECT_EQ(blocks, whole);
 	EXPECT_TRUE(new_order < 2 || (flags_at(p) & (1ULL << KPF_THP)));
@@ -1099,19 +1099,19 @@ TEST_F_TIMEOUT(facts, mprotect_two_vmas_unmapped_whole, 300)
 
 	prepare(_metadata, self, true, false, AGE_MS);
 	for (on = 0; on <= 1; on++) {
-		ASSERT_EQ(0, put(THP_SCAN "enabled", on ? "1" : "0"));
+		ASSERT_EQ(0, ts_put(THP_SCAN "enabled", on ? "1" : "0"));
 		p = map_thp(nr * self->pmd, self->pmd);
 		ASSERT_NE(NULL, p);
 		fill(p, 0, nr * per, self->psz, per, fact_every_page);
-		ASSERT_EQ(nr, whole_folios(p, nr, per));
-		ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
-		ASSERT_EQ(0, clear_trace());
+		ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+		ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
+		ASSERT_EQ(0, ts_clear_trace());
 		for (i = 0; i < nr; i++)
 			ASSERT_EQ(0, mprotect(p + i * self->pmd + self->pmd / 2,
 					      self->pmd / 2, PROT_READ));
 		/* Mapped by PTEs now, through two VMAs, every page. */
-		EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-		EXPECT_EQ(nr, whole_folios(p, nr, per));
+		EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
+		EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
 		EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
 		pm0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
 		if (on)
@@ -1136,13 +1136,155 @@ TEST_F_TIMEOUT(facts, mprotect_two_vmas_unmapped_whole, 300)
 	}
 }
 
+/*
+ * Every PMD THP split as underused since the trace was cleared, by any
+ * task, is one of the @n at @heads: a split by kthpscand or by the
+ * shrinker fires thp_scan_split, and thp_underused_split_page is counted
+ * nowhere else.
+ */
+static void expect_only_ours_underused(struct __test_metadata *_metadata,
+				       struct _test_data_facts *self,
+				       const unsigned long *heads, size_t n)
+{
+	struct trace_count all, ours;
+
+	ts_count_trace(self->order_pmd, "split_underused", 0, &all);
+	ts_count_trace_pfns(self->order_pmd, "split_underused", 0, heads, n, &ours);
+	EXPECT_EQ((long)n, ours.splits);
+	EXPECT_EQ(ours.splits, all.splits) TH_LOG("PMD THPs split as underused not the test's");
+}
+
+/*
+ * The 6.12 counters of the deferred split keep their meaning, thp_scan on
+ * or off: thp_underused_split_page counts PMD-sized THPs split as
+ * underused, whoever splits them, and no mTHP (thp_scan counts those per
+ * size, in hugepages-64kB/stats/thp_split_scan_underused); an underused
+ * split is no flag (split_deferred, thp_deferred_split_page flat); a
+ * partially mapped 64K mTHP is a flag of its size (split_deferred) and
+ * no thp_deferred_split_page, which counts PMD-sized THPs only.
+ *
+ * thp_scan on: sparse PMD THPs and 64K mTHPs (page 7 of each written),
+ * split by kthpscand as underused.  thp_scan off: sparse PMD THPs and 64K
+ * mTHPs with their last quarter unmapped, split by the deferred split
+ * shrinker, driven from this task (drop_caches=2), as 6.12 splits them:
+ * the PMD THPs as underused (khugepaged's max_ptes_none is 0 here), the
+ * mTHPs as partially mapped.
+ *
+ * These counters are system-wide, and read here exactly: nothing else in
+ * the guest can move them meanwhile.  THPs of every size are made only in
+ * madvised mappings (prepare()) and only this test madvises, so its
+ * folios are the only THPs there are to flag or split; and the trace
+ * says so: every PMD THP split as underused in the window is one of its
+ * own (expect_only_ours_underused()).
+ */
+TEST_F_TIMEOUT(facts, underused_split_counts, 300)
+{
+	const size_t nr_pmd = 4, nr_m = 16, per_m = 16, quarter = per_m / 4;
+	long usp0, su_p0, su_m0, vsu0, sd_p0, sd_m0, tds0, pm_m0;
+	unsigned long heads_pmd[4], heads_m[16];
+	struct ev_filter su_pmd = { true, "split_underused", heads_pmd, nr_pmd, 0, true };
+	struct ev_filter su_m = { true, "split_underused", heads_m, nr_m, 0, true };
+	struct ev_filter sp_m = { true, "split_partially_mapped", heads_m, nr_m, 0, true };
+	char *pp, *pm;
+	size_t i;
+	int t;
+
+	/* On: kthpscand keeps off until the baselines are read. */
+	prepare(_metadata, self, true, false, "600000");
+	fault_pmd_and_64k(_metadata, self, nr_pmd, nr_m, one_page, &pp, &pm);
+	ASSERT_EQ(0, ts_head_pfns(pp, nr_pmd, self->per, self->psz, heads_pmd));
+	ASSERT_EQ(0, ts_head_pfns(pm, nr_m, per_m, self->psz, heads_m));
+	usp0 = VMSTAT("thp_underused_split_page");
+	vsu0 = VMSTAT("thp_split_scan_underused");
+	su_p0 = STAT(self->pmd_kb, "thp_split_scan_underused");
+	su_m0 = STAT(M64_KB, "thp_split_scan_underused");
+	sd_p0 = STAT(self->pmd_kb, "split_deferred");
+	sd_m0 = STAT(M64_KB, "split_deferred");
+	tds0 = VMSTAT("thp_deferred_split_page");
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", AGE_MS));
+	t = wait_split(heads_pmd, nr_pmd, "split_underused");
+	t += wait_split(heads_m, nr_m, "split_underused");
+	EXPECT_EQ(nr_pmd, ts_pfns_seen(&su_pmd)) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr_m, ts_pfns_seen(&su_m));
+	expect_only_ours_underused(_metadata, self, heads_pmd, nr_pmd);
+	/* The PMD THPs, not the mTHPs: those are thp_scan's per-size count. */
+	EXPECT_EQ(nr_pmd, VMSTAT("thp_underused_split_page") - usp0);
+	EXPECT_EQ(nr_pmd, STAT(self->pmd_kb, "thp_split_scan_underused") - su_p0);
+	EXPECT_EQ(nr_m, STAT(M64_KB, "thp_split_scan_underused") - su_m0);
+	EXPECT_EQ(nr_pmd + nr_m, VMSTAT("thp_split_scan_underused") - vsu0);
+	/* No flag. */
+	EXPECT_EQ(sd_p0, STAT(self->pmd_kb, "split_deferred"));
+	EXPECT_EQ(sd_m0, STAT(M64_KB, "split_deferred"));
+	EXPECT_EQ(tds0, VMSTAT("thp_deferred_split_page"));
+	expect_sparse_split(_metadata, self, pp, nr_pmd, pm, nr_m);
+
+	/*
+	 * Off: sparse PMD THPs, and dense mTHPs then partially unmapped;
+	 * split by this task, in the shrinker.
+	 */
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
+	su_pmd.pid = getpid();
+	sp_m.pid = getpid();
+	set_sizes(self, true, false);
+	pp = map_thp(nr_pmd * self->pmd, self->pmd);
+	ASSERT_NE(NULL, pp);
+	fill(pp, 0, nr_pmd * self->per, self->psz, self->per, one_page);
+	ASSERT_EQ(nr_pmd, ts_whole_folios(pp, nr_pmd, self->per));
+	set_sizes(self, false, true);
+	pm = map_thp(nr_m * per_m * self->psz, self->pmd);
+	ASSERT_NE(NULL, pm);
+	fill(pm, 0, nr_m * per_m, self->psz, per_m, fact_every_page);
+	ASSERT_EQ(nr_m, ts_whole_folios(pm, nr_m, per_m));
+	ASSERT_EQ(0, ts_head_pfns(pp, nr_pmd, self->per, self->psz, heads_pmd));
+	ASSERT_EQ(0, ts_head_pfns(pm, nr_m, per_m, self->psz, heads_m));
+	usp0 = VMSTAT("thp_underused_split_page");
+	su_m0 = STAT(M64_KB, "thp_split_scan_underused");
+	sd_p0 = STAT(self->pmd_kb, "split_deferred");
+	sd_m0 = STAT(M64_KB, "split_deferred");
+	pm_m0 = STAT(M64_KB, "nr_anon_partially_mapped");
+	tds0 = VMSTAT("thp_deferred_split_page");
+	ASSERT_EQ(0, ts_clear_trace());
+	for (i = 0; i < nr_m; i++)
+		ASSERT_EQ(0, munmap(pm + (i * per_m + per_m - quarter) * self->psz,
+				    quarter * self->psz));
+	/* Each flagged by the unmap: a flag of its size, no PMD THP's. */
+	EXPECT_EQ(nr_m, STAT(M64_KB, "split_deferred") - sd_m0);
+	EXPECT_EQ(nr_m, STAT(M64_KB, "nr_anon_partially_mapped") - pm_m0);
+	EXPECT_EQ(tds0, VMSTAT("thp_deferred_split_page"));
+	EXPECT_EQ(sd_p0, STAT(self->pmd_kb, "split_deferred"));
+	/*
+	 * The shrinker leaves a folio younger than a jiffy for its next
+	 * pass: shrink until each is split.
+	 */
+	t = WAIT_FOR(!ts_put("/proc/sys/vm/drop_caches", "2") &&
+		     ts_pfns_seen(&su_pmd) == nr_pmd && ts_pfns_seen(&sp_m) == nr_m);
+	EXPECT_EQ(nr_pmd, ts_pfns_seen(&su_pmd)) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr_m, ts_pfns_seen(&sp_m));
+	expect_only_ours_underused(_metadata, self, heads_pmd, nr_pmd);
+	EXPECT_EQ(nr_pmd, VMSTAT("thp_underused_split_page") - usp0);
+	EXPECT_EQ(su_m0, STAT(M64_KB, "thp_split_scan_underused"));
+	/* Counted once, when flagged: the split takes nothing back. */
+	EXPECT_EQ(nr_m, STAT(M64_KB, "split_deferred") - sd_m0);
+	EXPECT_EQ(pm_m0, STAT(M64_KB, "nr_anon_partially_mapped"));
+	EXPECT_EQ(tds0, VMSTAT("thp_deferred_split_page"));
+	EXPECT_EQ(sd_p0, STAT(self->pmd_kb, "split_deferred"));
+	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, one_page);
+	for (i = 0; i < nr_m; i++)
+		EXPECT_DATA(pm, i * per_m, (i + 1) * per_m - quarter, per_m,
+			    fact_every_page);
+	munmap(pp, nr_pmd * self->pmd);
+	for (i = 0; i < nr_m; i++)
+		munmap(pm + i * per_m * self->psz, (per_m - quarter) * self->psz);
+}
+
 /* Field @n (from 0) of /sys/block/zram0/io_stat; -1 if it cannot be read. */
 static long zram_io_stat(int n)
 {
 	char buf[256], *s = buf;
 	long v = -1;
 
-	if (get(ZRAM "io_stat", buf, sizeof(buf)))
+	if (ts_get(ZRAM "io_stat", buf, sizeof(buf)))
 		return -1;
 	while (n-- >= 0)
 		v = strtol(s, &s, 10);
@@ -1176,12 +1318,12 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	/* kthpscand keeps off until the folios are half mapped again. */
 	prepare(_metadata, self, false, true, "600000");
 	zram_swap(_metadata, self, "64M");
-	ASSERT_EQ(0, put(ZRAM "mem_limit", "4096"));
+	ASSERT_EQ(0, ts_put(ZRAM "mem_limit", "4096"));
 	p = map_thp(len, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	sp0 = STAT(M64_KB, "thp_split_scan_partial");
 	sd0 = STAT(M64_KB, "split_deferred");
 	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
@@ -1203,7 +1345,7 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 		EXPECT_DATA(p, i * per, i * per + half, per, fact_every_page);
 	/* The same folios, half mapped again, never flagged. */
 	for (i = 0; i < nr; i++) {
-		ASSERT_EQ(0, pagemap_pfns(p + i * per * self->psz, 1, &pfn));
+		ASSERT_EQ(0, ts_pagemap_pfns(p + i * per * self->psz, 1, &pfn));
 		EXPECT_EQ(heads[i], pfn) TH_LOG("folio %zu", i);
 	}
 	EXPECT_EQ(pm0, STAT(M64_KB, "nr_anon_partially_mapped"));
@@ -1212,10 +1354,10 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	for (i = 0; i < nr; i++)
 		for (pfn = 0; pfn < half; pfn++)
 			gone[i * half + pfn] = heads[i] + half + pfn;
-	EXPECT_EQ(nr * half, charged_anon(gone, nr * half, cgroup_ino(CG_T), true));
+	EXPECT_EQ(nr * half, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), true));
 
-	ASSERT_EQ(0, clear_trace());
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", AGE_MS));
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", AGE_MS));
 	t = wait_split(heads, nr, "split_partially_mapped");
 	EXPECT_EQ(nr, STAT(M64_KB, "thp_split_scan_partial") - sp0) TH_LOG("after %d s", t);
 	/* Never flagged, so no deferred split counted: 6.12's meaning. */
@@ -1224,11 +1366,11 @@ TEST_F_TIMEOUT(facts, swapcache_partial_remap, 300)
 	/* In the swap cache: to base pages only. */
 	expect_split_partial(_metadata, heads, nr, self->order_64k, half, 0);
 	/* The unmapped halves are freed, every page of them (kpagecgroup). */
-	EXPECT_EQ(0, charged_anon(gone, nr * half, cgroup_ino(CG_T), true))
+	EXPECT_EQ(0, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), true))
 		TH_LOG("of %zu unmapped pages", nr * half);
 	for (i = 0; i < nr; i++) {
 		EXPECT_DATA(p, i * per, i * per + half, per, fact_every_page);
-		EXPECT_EQ(1, whole_folios(p + i * per * self->psz, 1, 1));
+		EXPECT_EQ(1, ts_whole_folios(p + i * per * self->psz, 1, 1));
 	}
 	munmap(p, len);
 }
@@ -1256,8 +1398,8 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	p = map_thp(nr * self->pmd, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, nr * per, self->psz, per, fact_every_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	ASSERT_EQ(0, pipe(to_child));
 	ASSERT_EQ(0, pipe(to_parent));
 	/* self is shared with the child: only the parent writes it. */
@@ -1275,9 +1417,9 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 		for (i = 0; i < nr; i++) {
 			unsigned long pfn;
 
-			if (whole_folios(p + i * self->pmd, 1, half) != 1)
+			if (ts_whole_folios(p + i * self->pmd, 1, half) != 1)
 				ok |= 4;
-			if (pagemap_pfns(p + i * self->pmd, 1, &pfn) || pfn != heads[i])
+			if (ts_pagemap_pfns(p + i * self->pmd, 1, &pfn) || pfn != heads[i])
 				ok |= 8;
 			if (check(p, i * per, i * per + half, self->psz, per,
 				  fact_every_page) != -1)
@@ -1290,7 +1432,7 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	self->child = child;
 	ASSERT_EQ(1, read(to_parent[0], &c, 1));
 	ASSERT_EQ('u', c);
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_clear_trace());
 	split0 = STAT(self->pmd_kb, "split");
 	sp0 = STAT(self->pmd_kb, "thp_split_scan_partial");
 	sd0 = STAT(self->pmd_kb, "split_deferred");
@@ -1299,14 +1441,14 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	expect_decided(_metadata, heads, nr, "keep_used");
 	EXPECT_EQ(split0, STAT(self->pmd_kb, "split"));
 	EXPECT_EQ(pm0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
-	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * self->pmd_kb), ts_smaps_kb(p, "AnonHugePages:"));
 	EXPECT_DATA(p, 0, nr * per, per, fact_every_page);
 	/* The halves only the parent maps: charged to the memcg, as anonymous memory. */
 	ASSERT_NE(NULL, gone);
 	for (i = 0; i < nr; i++)
-		ASSERT_EQ(0, pagemap_pfns(p + i * self->pmd + self->pmd / 2, half,
-					  gone + i * half));
-	ASSERT_EQ(nr * half, charged_anon(gone, nr * half, cgroup_ino(CG_T), false));
+		ASSERT_EQ(0, ts_pagemap_pfns(p + i * self->pmd + self->pmd / 2, half,
+					     gone + i * half));
+	ASSERT_EQ(nr * half, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), false));
 
 	ASSERT_EQ(0, munmap(p, nr * self->pmd));
 	t = wait_split(heads, nr, "split_partially_mapped");
@@ -1314,7 +1456,7 @@ TEST_F_TIMEOUT(facts, fork_child_unmaps_half, 300)
 	EXPECT_EQ(nr, STAT(self->pmd_kb, "split_deferred") - sd0);
 	EXPECT_EQ(nr, STAT(half_kb, "thp_split_scan_to_mthp") - to0);
 	/* The unmapped halves are freed, every page of them (kpagecgroup). */
-	EXPECT_EQ(0, charged_anon(gone, nr * half, cgroup_ino(CG_T), true))
+	EXPECT_EQ(0, ts_charged_anon(gone, nr * half, ts_cgroup_ino(CG_T), true))
 		TH_LOG("of %zu unmapped pages", nr * half);
 	free(gone);
 	expect_split_partial(_metadata, heads, nr, self->order_pmd, half,
@@ -1363,42 +1505,42 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, mlock(p, len));
 	fill(p, 0, nr * per, self->psz, per, one_page);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	km0 = STAT(self->pmd_kb, "thp_split_scan_keep_mlocked");
-	full0 = counter(_metadata, KHUGEPAGED "full_scans", NULL);
-	ASSERT_EQ(0, clear_trace());
+	full0 = ts_counter(_metadata, KHUGEPAGED "full_scans", NULL);
+	ASSERT_EQ(0, ts_clear_trace());
 
 	/*
 	 * 20 s: 40 times the minimum age, and khugepaged's full scans.  The
 	 * THPs are on the unevictable list, which thp_scan does not walk;
 	 * one that mlock had not moved there yet is kept as mlocked.
 	 */
-	start = mono_s();
-	t = WAIT_FOR(mono_s() - start >= 20 &&
-		     counter(_metadata, KHUGEPAGED "full_scans", NULL) > full0);
-	looks = events(&kept);
-	secs = mono_s() - start;
+	start = ts_mono_s();
+	t = WAIT_FOR(ts_mono_s() - start >= 20 &&
+		     ts_counter(_metadata, KHUGEPAGED "full_scans", NULL) > full0);
+	looks = ts_events(&kept);
+	secs = ts_mono_s() - start;
 	ksft_print_msg("%ld looks at %zu mlocked THPs in %ld s\n", looks, nr, secs);
 	EXPECT_GE(secs, 20) TH_LOG("after %d s", t);
 	/* A system-wide counter: it counts these looks at least. */
 	EXPECT_GE(STAT(self->pmd_kb, "thp_split_scan_keep_mlocked") - km0, looks);
 	/* khugepaged passed over them. */
-	EXPECT_GT(counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
+	EXPECT_GT(ts_counter(_metadata, KHUGEPAGED "full_scans", NULL), full0);
 	/*
 	 * Not split (by thp_scan: the trace; by anything: each range is
 	 * still the same folio, whole) and not collapsed anew (the same
 	 * pfns).
 	 */
-	EXPECT_EQ(0, events(&any_split));
-	EXPECT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, now_heads));
+	EXPECT_EQ(0, ts_events(&any_split));
+	EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, now_heads));
 	EXPECT_EQ(0, memcmp(heads, now_heads, sizeof(heads)));
-	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ((long)(nr * self->pmd_kb), ts_smaps_kb(p, "AnonHugePages:"));
 	/* Every look at them: keep_mlocked, no page zero-scanned. */
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
-		if (ev[j].split || !pfn_in(ev[j].pfn, heads, nr))
+		if (ev[j].split || !ts_pfn_in(ev[j].pfn, heads, nr))
 			continue;
 		EXPECT_STREQ("keep_mlocked", ev[j].decision);
 		EXPECT_EQ(0, ev[j].scanned);
@@ -1409,10 +1551,10 @@ TEST_F_TIMEOUT(facts, mlocked_sparse_kept, 400)
 	/* The control: munlocked, they are split as underused. */
 	ASSERT_EQ(0, munlock(p, len));
 	t = wait_split(heads, nr, "split_underused");
-	EXPECT_EQ(nr, events(&split_ok)) TH_LOG("after %d s", t);
-	EXPECT_EQ(nr, events(&any_split));
-	EXPECT_EQ(0, whole_folios(p, nr, per));
-	EXPECT_EQ((long)(nr * self->psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_EQ(nr, ts_events(&split_ok)) TH_LOG("after %d s", t);
+	EXPECT_EQ(nr, ts_events(&any_split));
+	EXPECT_EQ(0, ts_whole_folios(p, nr, per));
+	EXPECT_EQ((long)(nr * self->psz >> 10), ts_smaps_kb(p, "Rss:"));
 	EXPECT_DATA(p, 0, nr * per, per, one_page);
 	munmap(p, len);
 }
@@ -1447,8 +1589,8 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	p = map_thp(self->pmd, self->pmd);
 	ASSERT_NE(NULL, p);
 	fill(p, 0, per, self->psz, per, one_page);
-	ASSERT_EQ(1, whole_folios(p, 1, per));
-	ASSERT_EQ(0, head_pfns(p, 1, per, self->psz, &head));
+	ASSERT_EQ(1, ts_whole_folios(p, 1, per));
+	ASSERT_EQ(0, ts_head_pfns(p, 1, per, self->psz, &head));
 	pin.addr = (uintptr_t)(p + 7 * self->psz);
 	pin.size = self->psz;
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_START, &pin));
@@ -1464,10 +1606,10 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	kp0 = STAT(self->pmd_kb, "thp_split_scan_keep_pinned");
 	kpv0 = VMSTAT("thp_split_scan_keep_pinned");
 	su0 = STAT(self->pmd_kb, "thp_split_scan_underused");
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_clear_trace());
 	/* Four looks at the test's own THP, by its pfn. */
-	t = WAIT_FOR(events(&pinned) >= 4);
-	EXPECT_GE(events(&pinned), 4) TH_LOG("after %d s", t);
+	t = WAIT_FOR(ts_events(&pinned) >= 4);
+	EXPECT_GE(ts_events(&pinned), 4) TH_LOG("after %d s", t);
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
 		if (ev[j].split || ev[j].pfn != head)
@@ -1490,16 +1632,16 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	 */
 	EXPECT_LE(looks, STAT(self->pmd_kb, "thp_split_scan_keep_pinned") - kp0);
 	EXPECT_LE(looks, VMSTAT("thp_split_scan_keep_pinned") - kpv0);
-	EXPECT_EQ(0, events(&any_split));
-	EXPECT_EQ(1, whole_folios(p, 1, per));
-	EXPECT_EQ((long)self->pmd_kb, smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(0, ts_events(&any_split));
+	EXPECT_EQ(1, ts_whole_folios(p, 1, per));
+	EXPECT_EQ((long)self->pmd_kb, ts_smaps_kb(p, "AnonHugePages:"));
 
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_STOP));
 	t = wait_split(&head, 1, "split_underused");
 	EXPECT_LE(1, STAT(self->pmd_kb, "thp_split_scan_underused") - su0) TH_LOG("after %d s", t);
-	EXPECT_EQ(1, events(&f));
-	EXPECT_EQ(1, events(&any_split));
-	EXPECT_EQ((long)(self->psz >> 10), smaps_kb(p, "Rss:"));
+	EXPECT_EQ(1, ts_events(&f));
+	EXPECT_EQ(1, ts_events(&any_split));
+	EXPECT_EQ((long)(self->psz >> 10), ts_smaps_kb(p, "Rss:"));
 	EXPECT_DATA(p, 0, per, per, one_page);
 	close(fd);
 	free(buf);
@@ -1507,4 +1649,4 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	munmap(p, self->pmd);
 }
 
-TEST_HARNESS_MAIN
+THP_SCAN_HARNESS_MAIN

@@ -58,7 +58,7 @@ FIXTURE_SETUP(fair)
 	 * the programs before (the debug kernel, on two nodes of 512 MiB,
 	 * once fell back to base pages for the second memcg's four).
 	 */
-	ASSERT_EQ(0, put(THP "defrag", "always"));
+	ASSERT_EQ(0, ts_put(THP "defrag", "always"));
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
 }
@@ -80,11 +80,11 @@ FIXTURE_TEARDOWN(fair)
 /* @nr PMD THPs with every page written; NULL if they cannot be mapped. */
 static char *dense_thps(const struct thp_sizes *z, size_t nr)
 {
-	char *p = map_aligned(nr * z->pmd, z->pmd);
+	char *p = ts_map_aligned(nr * z->pmd, z->pmd);
 	size_t i;
 
 	for (i = 0; p && i < nr * z->per; i++)
-		fill_page(p, i, z->psz);
+		ts_fill_page(p, i, z->psz);
 	return p;
 }
 
@@ -92,7 +92,7 @@ static char *dense_thps(const struct thp_sizes *z, size_t nr)
 
 /*
  * Start a child in memcg @cg (created here) holding @nr PMD THPs, sparse
- * (sparse_thps()) or dense; returns once they are made, 0 or -1, with
+ * (ts_sparse_thps()) or dense; returns once they are made, 0 or -1, with
  * their head pfns in @heads: the child reads them from the pfn of a page
  * it wrote (page 7 of a sparse THP, page 0 of a dense one), which keeps
  * its pfn when the THP is split, so even a THP split before the child
@@ -121,9 +121,9 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 
 		snprintf(path, sizeof(path), CG "%s/cgroup.procs", cg);
 		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (put(path, pid))
+		if (ts_put(path, pid))
 			_exit(2);
-		p = sparse ? sparse_thps(z, nr) : dense_thps(z, nr);
+		p = sparse ? ts_sparse_thps(z, nr) : dense_thps(z, nr);
 		/*
 		 * With no minimum age, kthpscand on the other CPU may split
 		 * sparse THPs before this check: the test counts their splits
@@ -132,15 +132,15 @@ static int start_child(const struct thp_sizes *z, const char *cg, size_t nr,
 		if (!p || (!sparse && !check_huge_anon(p, nr, z->pmd)))
 			_exit(3);
 		for (i = 0; i < nr; i++) {
-			if (pagemap_pfns(p + (i * per + pg) * z->psz, 1, pfns + i) ||
+			if (ts_pagemap_pfns(p + (i * per + pg) * z->psz, 1, pfns + i) ||
 			    !pfns[i])
 				_exit(3);
 			pfns[i] -= pg;
 		}
 		if (write(ready[1], pfns, len) != (ssize_t)len || read(go[0], &b, 1) != 1)
 			_exit(4);
-		bad = check_pages(p, nr * per, z->psz,
-				  sparse ? one_per_folio : every_page, (void *)&per);
+		bad = ts_check_pages(p, nr * per, z->psz,
+				     sparse ? ts_one_per_folio : ts_every_page, (void *)&per);
 		_exit(bad == -1 ? 0 : 5);
 	}
 	close(ready[1]);
@@ -166,7 +166,7 @@ static long trace_looks(const char *decision, const unsigned long *pfns, size_t 
 {
 	struct ev_filter f = { false, decision, pfns, n, kthpscand_pid() };
 
-	return events(&f);
+	return ts_events(&f);
 }
 
 /* kthpscand's splits that worked, decided @decision (any if NULL), of @pfns. */
@@ -174,7 +174,7 @@ static long trace_splits(const char *decision, const unsigned long *pfns, size_t
 {
 	struct ev_filter f = { true, decision, pfns, n, kthpscand_pid(), true };
 
-	return events(&f);
+	return ts_events(&f);
 }
 
 /* Tell @c to check its THPs; its exit status (0: every byte intact). */
@@ -210,31 +210,31 @@ TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
 	long rounds0;
 	char buf[32];
 
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "100"));
 	snprintf(buf, sizeof(buf), "%ld", 4 * dense_cost);
-	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", buf));
+	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", buf));
 	/*
 	 * A's THPs are whole and written before kthpscand may look: with no
 	 * minimum age it would, on the other CPU, find one half written,
 	 * mostly zero, and split it.
 	 */
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "600000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "600000"));
 	ASSERT_EQ(0, start_child(&self->z, CG_A, 32, false, &self->child[0], a));
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	/* A is scanned, round after round: one round's four looks at least. */
 	ASSERT_TRUE(POLL(trace_looks("keep_used", a, 32) >= 4, 30));
 
-	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
-	ASSERT_EQ(0, clear_trace());
+	rounds0 = ts_vm_counter(_metadata, "thp_split_scan_rounds");
+	ASSERT_EQ(0, ts_clear_trace());
 	ASSERT_EQ(0, start_child(&self->z, CG_B, 4, true, &self->child[1], b));
 	EXPECT_TRUE(POLL(trace_splits("split_underused", b, 4) >= 4 ||
-			 keyed("/proc/vmstat", "thp_split_scan_rounds") - rounds0 > 16,
+			 ts_keyed("/proc/vmstat", "thp_split_scan_rounds") - rounds0 > 16,
 			 60));
 	EXPECT_EQ(4, trace_splits("split_underused", b, 4))
 		TH_LOG("after %ld rounds",
-		       vm_counter(_metadata, "thp_split_scan_rounds") - rounds0);
-	EXPECT_LE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 16);
+		       ts_vm_counter(_metadata, "thp_split_scan_rounds") - rounds0);
+	EXPECT_LE(ts_vm_counter(_metadata, "thp_split_scan_rounds") - rounds0, 16);
 	/* A's THPs were judged all along (four a turn), and kept. */
 	EXPECT_GE(trace_looks("keep_used", a, 32), 4);
 	EXPECT_EQ(0, trace_splits(NULL, a, 32)) TH_LOG("A's THPs split");
@@ -302,33 +302,33 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	char path[128], *m, *p, *young;
 	size_t i, per = self->z.per, nsplit = 0;
 	unsigned long mpfn, heads[12];
-	double t0 = mono_s(), t_made, t_due, t_split, judged_ts = 0, split_ts = 0;
+	double t0 = ts_mono_s(), t_made, t_due, t_split, judged_ts = 0, split_ts = 0;
 
 	ASSERT_EQ(mper * self->z.psz, mkb * 1024);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "600000"));
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
-	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", "3000"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "600000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "100"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", "3000"));
+	ASSERT_EQ(0, ts_clear_trace());
 	ASSERT_EQ(0, bind_node(0));
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", mkb);
-	ASSERT_EQ(0, put(path, "always"));
-	m = map_aligned(mkb * 1024, mkb * 1024);
+	ASSERT_EQ(0, ts_put(path, "always"));
+	m = ts_map_aligned(mkb * 1024, mkb * 1024);
 	ASSERT_NE(NULL, m);
 	for (i = 0; i < mper; i++)
-		fill_page(m, i, self->z.psz);
-	ASSERT_EQ(1, count_thps(m, 1, mkb * 1024));
-	ASSERT_EQ(0, put(path, "never"));
-	ASSERT_EQ(0, pagemap_pfns(m, 1, &mpfn));
-	p = sparse_thps(&self->z, nr);
+		ts_fill_page(m, i, self->z.psz);
+	ASSERT_EQ(1, ts_count_thps(m, 1, mkb * 1024));
+	ASSERT_EQ(0, ts_put(path, "never"));
+	ASSERT_EQ(0, ts_pagemap_pfns(m, 1, &mpfn));
+	p = ts_sparse_thps(&self->z, nr);
 	ASSERT_EQ(0, bind_node(-1));
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 	ASSERT_EQ(nr, ARRAY_SIZE(heads));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->z.psz, heads));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->z.psz, heads));
 	ASSERT_EQ(0, page_node(m));
 	for (i = 0; i < nr; i++)
 		ASSERT_EQ(0, page_node(p + i * self->z.pmd)) TH_LOG("PMD THP %zu", i);
-	t_made = mono_s();
+	t_made = ts_mono_s();
 	/*
 	 * All due at once: the last one 7 s old, then the age lowered to
 	 * 6 s; the young one made just before.
@@ -340,22 +340,22 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	ASSERT_NE(NULL, young);
 	ASSERT_TRUE(check_huge_anon(young, 1, self->z.pmd));
 	ASSERT_EQ(1, page_node(young));
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "6000"));
-	t_due = mono_s();
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "6000"));
+	t_due = ts_mono_s();
 
-	EXPECT_TRUE(POLL((count_trace_pfns(self->z.order_pmd, "split_underused", self->kpid,
-					   heads, nr, &c), c.splits >= (long)nr), 90));
-	t_split = mono_s();
-	EXPECT_TRUE(POLL((count_trace_pfns(morder, "keep_used", self->kpid, &mpfn, 1, &c),
+	EXPECT_TRUE(POLL((ts_count_trace_pfns(self->z.order_pmd, "split_underused", self->kpid,
+					      heads, nr, &c), c.splits >= (long)nr), 90));
+	t_split = ts_mono_s();
+	EXPECT_TRUE(POLL((ts_count_trace_pfns(morder, "keep_used", self->kpid, &mpfn, 1, &c),
 			  c.decisions >= 1), 30));
 	TH_LOG("THPs made in %.1f s, split %.1f s after due, the mTHP judged %.1f s after",
-	       t_made - t0, t_split - t_due, mono_s() - t_split);
+	       t_made - t0, t_split - t_due, ts_mono_s() - t_split);
 	/* The mTHP: judged, kept, and not again sooner than min_age. */
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
 		if (ev[j].pid != self->kpid)
 			continue;
-		if (ev[j].split && pfn_in(ev[j].pfn, heads, nr)) {
+		if (ev[j].split && ts_pfn_in(ev[j].pfn, heads, nr)) {
 			EXPECT_EQ(0, ev[j].ret);
 			/* Busy rounds: never half a minimum age between two. */
 			if (nsplit)
@@ -391,10 +391,10 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
 	if (judged < last_split)
 		TH_LOG("the mTHP judged at event %ld, the last PMD THP split at %ld",
 		       judged, last_split);
-	EXPECT_EQ(1, count_thps(m, 1, mkb * 1024));
-	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_EQ(1, ts_count_thps(m, 1, mkb * 1024));
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);
-	bad = check_pages(m, mper, self->z.psz, every_page, NULL);
+	bad = ts_check_pages(m, mper, self->z.psz, ts_every_page, NULL);
 	EXPECT_EQ(-1, bad) TH_LOG("mTHP page %ld differs", bad);
 	munmap(young, self->z.pmd);
 	munmap(p, nr * self->z.pmd);
@@ -420,33 +420,33 @@ TEST_F_TIMEOUT(fair, partial_ends_timed_sleep, 60)
 	double t0;
 	long bad;
 
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "60000"));
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "1000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "60000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "1000"));
 	dense = dense_thps(&self->z, 1);
 	ASSERT_NE(NULL, dense);
 	p = dense_thps(&self->z, 1);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, 1, self->z.pmd));
 	ASSERT_TRUE(check_huge_anon(dense, 1, self->z.pmd));
-	ASSERT_EQ(0, head_pfns(p, 1, per, self->z.psz, &head));
-	ASSERT_EQ(0, head_pfns(dense, 1, per, self->z.psz, &dense_head));
+	ASSERT_EQ(0, ts_head_pfns(p, 1, per, self->z.psz, &head));
+	ASSERT_EQ(0, ts_head_pfns(dense, 1, per, self->z.psz, &dense_head));
 	wait_kthpscand_idle(_metadata, self->kpid);
-	EXPECT_EQ('S', task_state(self->kpid));
+	EXPECT_EQ('S', ts_task_state(self->kpid));
 
-	t0 = mono_s();
+	t0 = ts_mono_s();
 	ASSERT_EQ(0, madvise(p + self->z.pmd / 2, self->z.pmd / 2, MADV_DONTNEED));
 	split = POLL(trace_splits(NULL, &head, 1) >= 1, 20);
-	EXPECT_TRUE(split) TH_LOG("not split %.1f s after the unmap", mono_s() - t0);
+	EXPECT_TRUE(split) TH_LOG("not split %.1f s after the unmap", ts_mono_s() - t0);
 	if (split)
-		ksft_print_msg("split within %.1f s of the unmap\n", mono_s() - t0);
+		ksft_print_msg("split within %.1f s of the unmap\n", ts_mono_s() - t0);
 	/* Half mapped: the mapped half stays huge, a 1M THP (4K pages). */
 	EXPECT_EQ(1, trace_splits("split_partially_mapped", &head, 1));
 	EXPECT_EQ(0, trace_looks(NULL, &dense_head, 1) +
 		     trace_splits(NULL, &dense_head, 1))
 		TH_LOG("the dense THP, not due, was judged");
-	bad = check_pages(p, per, self->z.psz, first_half, (void *)&per);
+	bad = ts_check_pages(p, per, self->z.psz, ts_first_half, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	bad = check_pages(dense, per, self->z.psz, every_page, NULL);
+	bad = ts_check_pages(dense, per, self->z.psz, ts_every_page, NULL);
 	EXPECT_EQ(-1, bad) TH_LOG("dense page %ld differs", bad);
 	munmap(p, self->z.pmd);
 	munmap(dense, self->z.pmd);

@@ -73,7 +73,7 @@ FIXTURE_SETUP(hazards)
 	self->child = 0;
 	thp_scan_setup(_metadata, &self->z, NULL);
 	/* Nothing is looked at before the test says so. */
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "86400000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "86400000"));
 }
 
 FIXTURE_TEARDOWN(hazards)
@@ -116,7 +116,7 @@ static int split_range(char *p, size_t len)
 
 	snprintf(cmd, sizeof(cmd), "%d,%#lx,%#lx", getpid(), (unsigned long)p,
 		 (unsigned long)p + len);
-	return put("/sys/kernel/debug/split_huge_pages", cmd);
+	return ts_put("/sys/kernel/debug/split_huge_pages", cmd);
 }
 
 /*
@@ -153,10 +153,10 @@ TEST_F_TIMEOUT(hazards, hwpoison_subpage_of_queued_thp, 120)
 		TH_LOG("no CONFIG_MEMORY_FAILURE");
 	fd = open("/sys/kernel/debug/gup_test", O_RDWR);
 	ASSERT_GE(fd, 0) TH_LOG("no /sys/kernel/debug/gup_test: CONFIG_GUP_TEST?");
-	p = sparse_thps(&self->z, NR_THPS);
+	p = ts_sparse_thps(&self->z, NR_THPS);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(NR_THPS, whole_folios(p, NR_THPS, per));
-	ASSERT_EQ(0, head_pfns(p, NR_THPS, per, self->z.psz, heads));
+	ASSERT_EQ(NR_THPS, ts_whole_folios(p, NR_THPS, per));
+	ASSERT_EQ(0, ts_head_pfns(p, NR_THPS, per, self->z.psz, heads));
 	pin.addr = (uintptr_t)(p + 7 * self->z.psz);
 	pin.size = self->z.psz;
 	ASSERT_EQ(0, ioctl(fd, PIN_LONGTERM_TEST_START, &pin));
@@ -171,29 +171,29 @@ TEST_F_TIMEOUT(hazards, hwpoison_subpage_of_queued_thp, 120)
 	close(fd);
 
 	/* THP 0: still whole, the same folio, its page poisoned. */
-	ASSERT_EQ(1, whole_folios(p, 1, per));
-	ASSERT_EQ(0, pagemap_pfns(p + POISONED * self->z.psz, 1, &pfn));
+	ASSERT_EQ(1, ts_whole_folios(p, 1, per));
+	ASSERT_EQ(0, ts_pagemap_pfns(p + POISONED * self->z.psz, 1, &pfn));
 	ASSERT_EQ(heads[0] + POISONED, pfn);
 	kpf = open("/proc/kpageflags", O_RDONLY);
 	ASSERT_GE(kpf, 0);
-	ASSERT_TRUE(kpageflags(kpf, pfn) & (1ULL << KPF_HWPOISON));
+	ASSERT_TRUE(ts_kpageflags(kpf, pfn) & (1ULL << KPF_HWPOISON));
 	close(kpf);
 
-	ASSERT_EQ(0, clear_trace());
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	secs = kthpscand_deadline(0, 2);
-	EXPECT_TRUE(POLL(pfns_seen(&looked) == NR_THPS && pfns_seen(&split_ok) == NR_THPS - 1,
+	EXPECT_TRUE(POLL(ts_pfns_seen(&looked) == NR_THPS && ts_pfns_seen(&split_ok) == NR_THPS - 1,
 			 secs))
-		TH_LOG("%zu of %d looked at, %zu of %d split after %ld s", pfns_seen(&looked),
-		       NR_THPS, pfns_seen(&split_ok), NR_THPS - 1, secs);
+		TH_LOG("%zu of %d looked at, %zu of %d split after %ld s", ts_pfns_seen(&looked),
+		       NR_THPS, ts_pfns_seen(&split_ok), NR_THPS - 1, secs);
 	/* The seven others split, once each; THP 0 never. */
-	EXPECT_EQ(NR_THPS - 1, events(&split_ok));
-	EXPECT_EQ(NR_THPS - 1, events(&split));
-	EXPECT_EQ(0, count_thps(p + self->z.pmd, NR_THPS - 1, self->z.pmd));
-	EXPECT_EQ(1, whole_folios(p, 1, per));
+	EXPECT_EQ(NR_THPS - 1, ts_events(&split_ok));
+	EXPECT_EQ(NR_THPS - 1, ts_events(&split));
+	EXPECT_EQ(0, ts_count_thps(p + self->z.pmd, NR_THPS - 1, self->z.pmd));
+	EXPECT_EQ(1, ts_whole_folios(p, 1, per));
 	/* Every look at THP 0: not judged, no page read. */
-	EXPECT_LE(1, events(&poisoned));
-	EXPECT_EQ(events(&poisoned), events(&not_judged));
+	EXPECT_LE(1, ts_events(&poisoned));
+	EXPECT_EQ(ts_events(&poisoned), ts_events(&not_judged));
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++)
 		if (!ev[j].split && ev[j].pfn == heads[0])
@@ -201,7 +201,7 @@ TEST_F_TIMEOUT(hazards, hwpoison_subpage_of_queued_thp, 120)
 	free(ev);
 
 	/* Every byte but the poisoned page's reads as written. */
-	bad = check_pages(p, NR_THPS * per, self->z.psz, sparse_except_poisoned, &per);
+	bad = ts_check_pages(p, NR_THPS * per, self->z.psz, sparse_except_poisoned, &per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 
 	/*
@@ -216,7 +216,7 @@ TEST_F_TIMEOUT(hazards, hwpoison_subpage_of_queued_thp, 120)
 	ASSERT_EQ(0, split_range(p, self->z.pmd));
 	kpf = open("/proc/kpageflags", O_RDONLY);
 	ASSERT_GE(kpf, 0);
-	EXPECT_EQ(1, folio_pages_at(kpf, heads[0] + POISONED, 2));
+	EXPECT_EQ(1, ts_folio_pages_at(kpf, heads[0] + POISONED, 2));
 	close(kpf);
 	munmap(p, NR_THPS * self->z.pmd);
 }
@@ -228,11 +228,11 @@ TEST_F_TIMEOUT(hazards, memcg_removed_with_queued_thps, 120)
 	long split0;
 	char c = 0;
 
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_H, 0755) || errno == EEXIST);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	self->child = fork();
 	ASSERT_GE(self->child, 0);
 	if (!self->child) {
@@ -240,33 +240,33 @@ TEST_F_TIMEOUT(hazards, memcg_removed_with_queued_thps, 120)
 		long bad;
 
 		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (put(CG_H "cgroup.procs", pid))
+		if (ts_put(CG_H "cgroup.procs", pid))
 			_exit(2);
-		p = sparse_thps(&self->z, NR_THPS);
+		p = ts_sparse_thps(&self->z, NR_THPS);
 		if (!p || !check_huge_anon(p, NR_THPS, self->z.pmd))
 			_exit(3);
 		/* Leave the memcg: the THPs stay charged to it. */
-		if (put(CG "cgroup.procs", pid))
+		if (ts_put(CG "cgroup.procs", pid))
 			_exit(4);
 		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(5);
-		bad = check_pages(p, NR_THPS * per, self->z.psz, sparse_pages, &per);
+		bad = ts_check_pages(p, NR_THPS * per, self->z.psz, sparse_pages, &per);
 		if (bad != -1) {
 			printf("# page %ld differs\n", bad);
 			_exit(6);
 		}
-		_exit(count_thps(p, NR_THPS, self->z.pmd) ? 7 : 0);
+		_exit(ts_count_thps(p, NR_THPS, self->z.pmd) ? 7 : 0);
 	}
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	/* Removed with its charges: the memcg is offline, its queue stays. */
 	ASSERT_EQ(0, rmdir(CG_H)) TH_LOG("rmdir: %s", strerror(errno));
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") -
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") -
 			 split0 >= NR_THPS, WAIT_SECS));
 	TH_LOG("%ld of %d split; scanned %ld, rounds %ld",
-	       size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0, NR_THPS,
-	       size_stat(self->z.pmd_kb, "thp_split_scan_scanned"),
-	       keyed("/proc/vmstat", "thp_split_scan_rounds"));
+	       ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0, NR_THPS,
+	       ts_size_stat(self->z.pmd_kb, "thp_split_scan_scanned"),
+	       ts_keyed("/proc/vmstat", "thp_split_scan_rounds"));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
 	self->child = 0;
@@ -341,15 +341,15 @@ static bool sparse_thps_split(struct __test_metadata *_metadata,
 	struct ev_filter f = { true, "split_underused", heads, NR_THPS, 0, true };
 	bool ok;
 
-	if (head_pfns(p, NR_THPS, z->per, z->psz, heads) || clear_trace() ||
-	    put(THP_SCAN "min_age_millisecs", "0"))
+	if (ts_head_pfns(p, NR_THPS, z->per, z->psz, heads) || ts_clear_trace() ||
+	    ts_put(THP_SCAN "min_age_millisecs", "0"))
 		return false;
-	ok = POLL(pfns_seen(&f) == NR_THPS, WAIT_SECS);
+	ok = POLL(ts_pfns_seen(&f) == NR_THPS, WAIT_SECS);
 	TH_LOG("%zu of %d sparse THPs split (%ld in the system), %ld whole THPs left",
-	       pfns_seen(&f), NR_THPS,
-	       size_stat(z->pmd_kb, "thp_split_scan_underused") - split0,
-	       count_thps(p, NR_THPS, z->pmd));
-	return ok && !count_thps(p, NR_THPS, z->pmd);
+	       ts_pfns_seen(&f), NR_THPS,
+	       ts_size_stat(z->pmd_kb, "thp_split_scan_underused") - split0,
+	       ts_count_thps(p, NR_THPS, z->pmd));
+	return ok && !ts_count_thps(p, NR_THPS, z->pmd);
 }
 
 struct wp_write {
@@ -425,10 +425,10 @@ TEST_F_TIMEOUT(hazards, uffd_wp_kept_by_split, 120)
 		SKIP(return, "no userfaultfd write-protect for anonymous memory");
 	}
 	ASSERT_NE(0, zpfn);
-	p = sparse_thps(&self->z, NR_THPS);
+	p = ts_sparse_thps(&self->z, NR_THPS);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 
 	reg.range.start = (uintptr_t)p;
 	reg.range.len = len;
@@ -457,14 +457,14 @@ TEST_F_TIMEOUT(hazards, uffd_wp_kept_by_split, 120)
 		if (!sparse_pages(i, &per) && pm_pfn(e[i]) != zpfn) {
 			TH_LOG("subpage %zu of THP %zu: pagemap %#llx, kpageflags %#llx",
 			       i % per, i / per, (unsigned long long)e[i],
-			       (unsigned long long)kpageflags(kpf, pm_pfn(e[i])));
+			       (unsigned long long)ts_kpageflags(kpf, pm_pfn(e[i])));
 			bad++;
 		}
 	}
 	if (kpf >= 0)
 		close(kpf);
 	free(e);
-	bad = check_pages(p, nr, self->z.psz, sparse_pages, &per);
+	bad = ts_check_pages(p, nr, self->z.psz, sparse_pages, &per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 
 	/* Writes raise the WP fault: on the zero page and on a data page. */
@@ -493,14 +493,14 @@ TEST_F_TIMEOUT(hazards, soft_dirty_kept_by_split, 120)
 		SKIP(return, "no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY)");
 	ASSERT_NE(0, zpfn);
 
-	p = sparse_thps(&self->z, NR_THPS);
+	p = ts_sparse_thps(&self->z, NR_THPS);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	/* Clean, then written again: THPs 0-3 soft-dirty, 4-7 clean. */
-	ASSERT_EQ(0, put("/proc/self/clear_refs", "4"));
+	ASSERT_EQ(0, ts_put("/proc/self/clear_refs", "4"));
 	for (i = 0; i < NR_THPS / 2; i++)
-		p[(i * per + 7) * self->z.psz] = pattern(i * per + 7, 0);
+		p[(i * per + 7) * self->z.psz] = ts_pattern(i * per + 7, 0);
 
 	e = calloc(nr, sizeof(*e));
 	ASSERT_NE(NULL, e);
@@ -519,7 +519,7 @@ TEST_F_TIMEOUT(hazards, soft_dirty_kept_by_split, 120)
 	EXPECT_EQ(0, wrong) TH_LOG("%zu of %zu subpages changed soft-dirty in the split",
 				   wrong, nr);
 	EXPECT_EQ(NR_THPS * (per - 1), zero);
-	bad = check_pages(p, nr, self->z.psz, sparse_pages, &per);
+	bad = ts_check_pages(p, nr, self->z.psz, sparse_pages, &per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, NR_THPS * self->z.pmd);
 }
@@ -545,7 +545,7 @@ static long signed_counter(struct __test_metadata *_metadata, const char *path)
 	char buf[32], *end;
 	long v;
 
-	ASSERT_EQ(0, get(path, buf, sizeof(buf))) TH_LOG("cannot read %s", path);
+	ASSERT_EQ(0, ts_get(path, buf, sizeof(buf))) TH_LOG("cannot read %s", path);
 	v = strtol(buf, &end, 10);
 	ASSERT_TRUE(end != buf) TH_LOG("no number in %s", path);
 	return v;
@@ -557,7 +557,7 @@ static void own_page(char *dst, size_t pg, size_t psz)
 	size_t off;
 
 	for (off = 0; off < psz; off++)
-		dst[off] = pattern(pg, off);
+		dst[off] = ts_pattern(pg, off);
 	memcpy(dst, &pg, sizeof(pg));
 }
 
@@ -576,12 +576,12 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 	memset(equal, 0x5a, psz);
 	/* The fixture's setup again, in a memcg of its own. */
 	thp_scan_setup(_metadata, &self->z, "thp_hazards_ksm");
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "86400000"));
-	ASSERT_EQ(0, put(KSM "run", "2"));	/* nothing merged from before */
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "86400000"));
+	ASSERT_EQ(0, ts_put(KSM "run", "2"));	/* nothing merged from before */
 	ksm_zero0 = signed_counter(_metadata, KSM "ksm_zero_pages");
-	base = must_long(_metadata, CG_K "memory.current");
+	base = ts_must_long(_metadata, CG_K "memory.current");
 
-	p = map_aligned(NR_THPS * self->z.pmd, self->z.pmd);
+	p = ts_map_aligned(NR_THPS * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
 	for (i = 0; i < nr; i++) {
 		if (i % per < KSM_EQUAL)
@@ -590,15 +590,15 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 			own_page(p + i * psz, i, psz);
 	}
 	ASSERT_TRUE(check_huge_anon(p, NR_THPS, self->z.pmd));
-	small = map_aligned(KSM_SMALL * psz, psz);
+	small = ts_map_aligned(KSM_SMALL * psz, psz);
 	ASSERT_NE(NULL, small);
 	ASSERT_EQ(0, madvise(small, KSM_SMALL * psz, MADV_NOHUGEPAGE));
 	for (i = 0; i < KSM_SMALL; i++) {
 		small[i * psz] = 1;	/* a page of its own, then zero-filled */
 		small[i * psz] = 0;
 	}
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	splits0 = vm_counter(_metadata, "thp_split_page");
+	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	splits0 = ts_vm_counter(_metadata, "thp_split_page");
 	ASSERT_EQ(0, madvise(p, KSM_THPS * self->z.pmd, MADV_MERGEABLE));
 	ASSERT_EQ(0, madvise(small, KSM_SMALL * psz, MADV_MERGEABLE));
 
@@ -608,25 +608,25 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 	 * (and the split maps their zero subpages to the zero page), so the
 	 * two race for THPs 0-3; THPs 4-7 are kthpscand's alone.
 	 */
-	ASSERT_EQ(0, put(KSM "use_zero_pages", "1"));
-	ASSERT_EQ(0, put(KSM "pages_to_scan", "256"));
-	ASSERT_EQ(0, put(KSM "sleep_millisecs", "50"));
-	ASSERT_EQ(0, put(KSM "run", "1"));
-	ASSERT_TRUE(POLL(keyed("/proc/self/ksm_stat", "ksm_zero_pages") >= KSM_SMALL, 120))
+	ASSERT_EQ(0, ts_put(KSM "use_zero_pages", "1"));
+	ASSERT_EQ(0, ts_put(KSM "pages_to_scan", "256"));
+	ASSERT_EQ(0, ts_put(KSM "sleep_millisecs", "50"));
+	ASSERT_EQ(0, ts_put(KSM "run", "1"));
+	ASSERT_TRUE(POLL(ts_keyed("/proc/self/ksm_stat", "ksm_zero_pages") >= KSM_SMALL, 120))
 		TH_LOG("ksmd merged %ld zero pages",
-		       keyed("/proc/self/ksm_stat", "ksm_zero_pages"));
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+		       ts_keyed("/proc/self/ksm_stat", "ksm_zero_pages"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 
 	/* Settled: no THP left, every zero subpage on the zero page, equal pages merged. */
-	settled = POLL(!count_thps(p, NR_THPS, self->z.pmd) &&
+	settled = POLL(!ts_count_thps(p, NR_THPS, self->z.pmd) &&
 		       zero_mapped(p, nr) == want_zero &&
-		       get_long("/proc/self/ksm_merging_pages") == KSM_THPS * KSM_EQUAL, 180);
+		       ts_get_long("/proc/self/ksm_merging_pages") == KSM_THPS * KSM_EQUAL, 180);
 	zero = zero_mapped(p, nr);
-	kzero = keyed("/proc/self/ksm_stat", "ksm_zero_pages");
-	merging = get_long("/proc/self/ksm_merging_pages");
-	by_scan = size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0;
+	kzero = ts_keyed("/proc/self/ksm_stat", "ksm_zero_pages");
+	merging = ts_get_long("/proc/self/ksm_merging_pages");
+	by_scan = ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0;
 	TH_LOG("%ld zero subpages on the zero page (want %ld); THPs split: %ld, %ld by kthpscand",
-	       zero, want_zero, vm_counter(_metadata, "thp_split_page") - splits0, by_scan);
+	       zero, want_zero, ts_vm_counter(_metadata, "thp_split_page") - splits0, by_scan);
 	TH_LOG("KSM: %ld zero pages (want %d), %ld pages merged in this process (want %d)",
 	       kzero, KSM_SMALL, merging, KSM_THPS * KSM_EQUAL);
 	ASSERT_TRUE(settled);
@@ -642,14 +642,14 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 	EXPECT_EQ(kzero, signed_counter(_metadata, KSM "ksm_zero_pages") - ksm_zero0);
 	/* Rss: the non-zero pages (a KSM page counts once per mapping). */
 	EXPECT_EQ((long)(NR_THPS * (KSM_EQUAL + KSM_OWN) * psz / 1024),
-		  smaps_kb(p, "Rss:") + smaps_kb(p + KSM_THPS * self->z.pmd, "Rss:"))
-		TH_LOG("mergeable THPs' Rss %ld kB, the others' %ld kB", smaps_kb(p, "Rss:"),
-		       smaps_kb(p + KSM_THPS * self->z.pmd, "Rss:"));
-	EXPECT_EQ(0, smaps_kb(small, "Rss:"));
+		  ts_smaps_kb(p, "Rss:") + ts_smaps_kb(p + KSM_THPS * self->z.pmd, "Rss:"))
+		TH_LOG("mergeable THPs' Rss %ld kB, the others' %ld kB", ts_smaps_kb(p, "Rss:"),
+		       ts_smaps_kb(p + KSM_THPS * self->z.pmd, "Rss:"));
+	EXPECT_EQ(0, ts_smaps_kb(small, "Rss:"));
 	/* Charged: the own pages, the unmerged equal ones and one KSM page. */
-	cur = must_long(_metadata, CG_K "memory.current");
+	cur = ts_must_long(_metadata, CG_K "memory.current");
 	EXPECT_LE(cur - base, (long)((NR_THPS * KSM_OWN + (NR_THPS - KSM_THPS) * KSM_EQUAL + 1) *
-				     psz) + memcg_slack())
+				     psz) + ts_memcg_slack())
 		TH_LOG("memory.current %ld above the %ld before the mapping", cur - base, base);
 
 	/* Every byte reads back; writes break the sharing where they land. */
@@ -663,12 +663,12 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 			own_page(own, i, psz);
 			if (memcmp(p + i * psz, own, psz))
 				break;
-		} else if (!is_zero(p + i * psz, psz)) {
+		} else if (!ts_is_zero(p + i * psz, psz)) {
 			break;
 		}
 	}
 	EXPECT_EQ(nr, i) TH_LOG("page %zu differs", i);
-	EXPECT_TRUE(is_zero(small, KSM_SMALL * psz));
+	EXPECT_TRUE(ts_is_zero(small, KSM_SMALL * psz));
 	p[(KSM_EQUAL + KSM_OWN + 100) * psz] = 1;	/* a zero subpage of THP 0 */
 	p[1 * psz] = 2;					/* an equal page of THP 0 */
 	small[3 * psz] = 3;				/* a KSM zero page */
@@ -678,14 +678,14 @@ TEST_F_TIMEOUT(hazards, ksm_zero_pages_and_thp_scan, 240)
 	EXPECT_EQ(0x5a, p[(per + 1) * psz]);		/* the same page of THP 1 */
 	EXPECT_EQ(0, p[(per + KSM_EQUAL + KSM_OWN + 100) * psz]);
 	EXPECT_EQ(0, small[4 * psz]);
-	EXPECT_EQ(KSM_SMALL - 1, keyed("/proc/self/ksm_stat", "ksm_zero_pages"));
+	EXPECT_EQ(KSM_SMALL - 1, ts_keyed("/proc/self/ksm_stat", "ksm_zero_pages"));
 
 	/* Freed once: KSM's zero pages and the memcg back to where they were. */
 	ASSERT_EQ(0, munmap(p, NR_THPS * self->z.pmd));
 	ASSERT_EQ(0, munmap(small, KSM_SMALL * psz));
 	EXPECT_EQ(ksm_zero0, signed_counter(_metadata, KSM "ksm_zero_pages"));
-	EXPECT_TRUE(POLL(get_long(CG_K "memory.current") - base <= memcg_slack(), 10))
-		TH_LOG("memory.current %ld, %ld before", get_long(CG_K "memory.current"), base);
+	EXPECT_TRUE(POLL(ts_get_long(CG_K "memory.current") - base <= ts_memcg_slack(), 10))
+		TH_LOG("memory.current %ld, %ld before", ts_get_long(CG_K "memory.current"), base);
 	free(equal);
 	free(own);
 }
@@ -755,7 +755,7 @@ static long check_tagged(char *p, size_t first, size_t npages, size_t data,
 		char *t = with_tag(p + pg * psz, tag);
 
 		for (off = 0; off < psz; off++)
-			if (t[off] != (pg == data ? pattern(first + pg, off) : 0)) {
+			if (t[off] != (pg == data ? ts_pattern(first + pg, off) : 0)) {
 				bad = pg;
 				break;
 			}
@@ -817,26 +817,26 @@ TEST_F_TIMEOUT(hazards, mte_tagged_zero_granules, 180)
 	 * page 7 written.  THPs 8-9 (PROT_MTE): page 7 written, every
 	 * granule of the first half tagged 5, the second half unmapped.
 	 */
-	p = map_aligned(NR_MTE_THPS * pmd, pmd);
+	p = ts_map_aligned(NR_MTE_THPS * pmd, pmd);
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, mprotect(p, NR_THPS / 2 * pmd, rw_mte))
 		TH_LOG("PROT_MTE: %s", strerror(errno));
 	ASSERT_EQ(0, mprotect(p + NR_THPS * pmd, (NR_MTE_THPS - NR_THPS) * pmd, rw_mte));
 	for (i = 0; i < NR_MTE_THPS; i++)
-		fill_page(p, i * per + 7, psz);
-	ASSERT_EQ(NR_MTE_THPS, count_thps(p, NR_MTE_THPS, pmd))
+		ts_fill_page(p, i * per + 7, psz);
+	ASSERT_EQ(NR_MTE_THPS, ts_count_thps(p, NR_MTE_THPS, pmd))
 		TH_LOG("not all PMD THPs, PROT_MTE or not");
 	for (i = 0; i < NR_THPS / 2; i++)
 		set_tags(with_tag(p + i * pmd + 8 * psz, 3), pmd - 8 * psz);
 	for (i = NR_THPS; i < NR_MTE_THPS; i++)
 		set_tags(with_tag(p + i * pmd, 5), pmd / 2);
 	for (i = 0; i < NR_MTE_THPS; i++)
-		ASSERT_EQ(0, pagemap_pfns(p + i * pmd, 1, heads + i));
+		ASSERT_EQ(0, ts_pagemap_pfns(p + i * pmd, 1, heads + i));
 	for (i = NR_THPS; i < NR_MTE_THPS; i++)
 		ASSERT_EQ(0, munmap(p + i * pmd + pmd / 2, pmd / 2));
 
-	ASSERT_EQ(0, clear_trace());
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	/*
 	 * Until kthpscand has judged THPs 0-3 and split 4-9: the control
 	 * ones as underused, the partially mapped ones.
@@ -855,10 +855,10 @@ TEST_F_TIMEOUT(hazards, mte_tagged_zero_granules, 180)
 	/* Nothing split for zero granules the split could not free... */
 	for (i = 0; i < NR_THPS / 2; i++)
 		EXPECT_FALSE(split[i]) TH_LOG("THP %zu split", i);
-	EXPECT_EQ(NR_THPS / 2, count_thps(p, NR_THPS / 2, pmd));
+	EXPECT_EQ(NR_THPS / 2, ts_count_thps(p, NR_THPS / 2, pmd));
 	/* ...while the untagged ones were, their zero subpages freed. */
-	EXPECT_EQ(0, count_thps(p + NR_THPS / 2 * pmd, NR_THPS / 2, pmd));
-	EXPECT_EQ((long)(NR_THPS / 2 * psz / 1024), smaps_kb(p + NR_THPS / 2 * pmd, "Rss:"));
+	EXPECT_EQ(0, ts_count_thps(p + NR_THPS / 2 * pmd, NR_THPS / 2, pmd));
+	EXPECT_EQ((long)(NR_THPS / 2 * psz / 1024), ts_smaps_kb(p + NR_THPS / 2 * pmd, "Rss:"));
 
 	/* Every granule reads back through its tag, with its tag. */
 	for (i = 0; i < NR_MTE_THPS; i++) {

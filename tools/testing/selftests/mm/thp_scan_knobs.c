@@ -24,7 +24,7 @@ static int knob_read(const char *name, char *buf, size_t len)
 	char path[256];
 
 	snprintf(path, sizeof(path), THP_SCAN "%s", name);
-	return get(path, buf, len);
+	return ts_get(path, buf, len);
 }
 
 /* Write @val to knob @name in one write(); returns 0 or -errno. */
@@ -33,7 +33,7 @@ static int knob_write(const char *name, const char *val)
 	char path[256];
 
 	snprintf(path, sizeof(path), THP_SCAN "%s", name);
-	return put(path, val);
+	return ts_put(path, val);
 }
 
 FIXTURE(thp_scan_knob) {

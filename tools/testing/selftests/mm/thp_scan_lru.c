@@ -45,14 +45,14 @@ FIXTURE_SETUP(lru)
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
 	/* Trace times on the clock of clock_gettime(CLOCK_MONOTONIC). */
-	ASSERT_EQ(0, put(TRACE "trace_clock", "mono"));
+	ASSERT_EQ(0, ts_put(TRACE "trace_clock", "mono"));
 }
 
 FIXTURE_TEARDOWN(lru)
 {
-	put(TRACE "trace_clock", "local");
+	ts_put(TRACE "trace_clock", "local");
 	if (!access(LRU_GEN, F_OK))
-		put(LRU_GEN, "n");
+		ts_put(LRU_GEN, "n");
 	thp_scan_teardown();
 }
 
@@ -62,7 +62,7 @@ static int folio_pfns(const char *p, size_t nr, size_t size, unsigned long *pfns
 	size_t i;
 
 	for (i = 0; i < nr; i++)
-		if (pagemap_pfns(p + i * size, 1, pfns + i))
+		if (ts_pagemap_pfns(p + i * size, 1, pfns + i))
 			return -1;
 	return 0;
 }
@@ -89,41 +89,41 @@ TEST_F_TIMEOUT(lru, young_freed_never_seen, 60)
 	double made;
 	size_t i;
 
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "3000"));
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
-	ASSERT_EQ(0, put(THP "hugepages-64kB/enabled", "always"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "3000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "100"));
+	ASSERT_EQ(0, ts_put(THP "hugepages-64kB/enabled", "always"));
+	ASSERT_EQ(0, ts_clear_trace());
 
-	made = mono_s();
-	c = sparse_thps(&self->z, nr_ctl);
-	pmd = sparse_thps(&self->z, nr_pmd);
-	m = map_aligned(nr_64k * 64 * 1024, 64 * 1024);
+	made = ts_mono_s();
+	c = ts_sparse_thps(&self->z, nr_ctl);
+	pmd = ts_sparse_thps(&self->z, nr_pmd);
+	m = ts_map_aligned(nr_64k * 64 * 1024, 64 * 1024);
 	ASSERT_NE(NULL, c);
 	ASSERT_NE(NULL, pmd);
 	ASSERT_NE(NULL, m);
 	for (i = 0; i < nr_64k; i++)
-		fill_page(m, i * mper + 3, self->z.psz);
+		ts_fill_page(m, i * mper + 3, self->z.psz);
 	ASSERT_TRUE(check_huge_anon(c, nr_ctl, self->z.pmd));
 	ASSERT_TRUE(check_huge_anon(pmd, nr_pmd, self->z.pmd));
-	ASSERT_EQ(nr_64k, count_thps(m, nr_64k, 64 * 1024));
+	ASSERT_EQ(nr_64k, ts_count_thps(m, nr_64k, 64 * 1024));
 	ASSERT_EQ(0, folio_pfns(pmd, nr_pmd, self->z.pmd, pfns));
 	ASSERT_EQ(0, folio_pfns(m, nr_64k, 64 * 1024, pfns + nr_pmd));
 	ASSERT_EQ(0, folio_pfns(c, nr_ctl, self->z.pmd, ctl));
 	usleep(500000);
-	ASSERT_LT(mono_s() - made, min_age) TH_LOG("too slow to free them young");
+	ASSERT_LT(ts_mono_s() - made, min_age) TH_LOG("too slow to free them young");
 	munmap(pmd, nr_pmd * self->z.pmd);
 	munmap(m, nr_64k * 64 * 1024);
 
 	/* The minimum age, then two rounds a second: 20 s leaves TCG room. */
-	EXPECT_TRUE(POLL(smaps_kb(c, "AnonHugePages:") == 0, 20));
+	EXPECT_TRUE(POLL(ts_smaps_kb(c, "AnonHugePages:") == 0, 20));
 	n = thp_scan_events(&ev);
 	ASSERT_GE(n, 0);
 	for (j = 0; j < n; j++) {
-		if (pfn_in(ev[j].pfn, pfns, nr_pmd + nr_64k))
+		if (ts_pfn_in(ev[j].pfn, pfns, nr_pmd + nr_64k))
 			EXPECT_TRUE(false)
 				TH_LOG("a folio freed young was judged: pfn %#lx %s by %d",
 				       ev[j].pfn, ev[j].decision, ev[j].pid);
-		if (!ev[j].split && pfn_in(ev[j].pfn, ctl, nr_ctl)) {
+		if (!ev[j].split && ts_pfn_in(ev[j].pfn, ctl, nr_ctl)) {
 			EXPECT_STREQ("split_underused", ev[j].decision);
 			EXPECT_EQ(self->kpid, ev[j].pid);
 			/* A jiffy's worth of slack, and the clocks' reads. */
@@ -132,7 +132,7 @@ TEST_F_TIMEOUT(lru, young_freed_never_seen, 60)
 		}
 	}
 	free(ev);
-	bad = check_pages(c, nr_ctl * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(c, nr_ctl * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(c, nr_ctl * self->z.pmd);
 }
@@ -144,7 +144,7 @@ static int join(const char *path)
 
 	snprintf(procs, sizeof(procs), "%scgroup.procs", path);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	return put(procs, pid);
+	return ts_put(procs, pid);
 }
 
 /*
@@ -163,9 +163,9 @@ TEST_F_TIMEOUT(lru, many_memcgs_one_sparse, 300)
 	int i;
 	size_t k;
 
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_MANY, 0755) || errno == EEXIST);
-	ASSERT_EQ(0, put(CG_MANY "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG_MANY "cgroup.subtree_control", "+memory"));
 	for (i = 0; i < nr_cg; i++) {
 		snprintf(path, sizeof(path), CG_MANY "m%d", i);
 		ASSERT_TRUE(!mkdir(path, 0755) || errno == EEXIST) TH_LOG("memcg %d", i);
@@ -173,31 +173,31 @@ TEST_F_TIMEOUT(lru, many_memcgs_one_sparse, 300)
 	for (i = 0; i < nr_dense; i++) {
 		snprintf(path, sizeof(path), CG_MANY "m%d/", i * 39);
 		ASSERT_EQ(0, join(path));
-		dense[i] = map_aligned(self->z.pmd, self->z.pmd);
+		dense[i] = ts_map_aligned(self->z.pmd, self->z.pmd);
 		ASSERT_NE(NULL, dense[i]);
 		for (k = 0; k < per; k++)
-			fill_page(dense[i], k, self->z.psz);
+			ts_fill_page(dense[i], k, self->z.psz);
 	}
 	snprintf(path, sizeof(path), CG_MANY "m%d/", nr_cg - 1);
 	ASSERT_EQ(0, join(path));
-	p = sparse_thps(&self->z, nr);
+	p = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
 	ASSERT_EQ(0, join(CG CG_NAME "/"));
 
-	EXPECT_TRUE(POLL(smaps_kb(p, "AnonHugePages:") == 0, 30));
+	EXPECT_TRUE(POLL(ts_smaps_kb(p, "AnonHugePages:") == 0, 30));
 	/*
 	 * The zero subpages freed too (a split in progress, or one by
 	 * another path, can leave them mapped for a moment; once seen on
 	 * the debug kernel under load: 316 kB).
 	 */
-	EXPECT_TRUE(POLL(smaps_kb(p, "Rss:") == (long)(nr * self->z.psz / 1024), 30));
-	EXPECT_EQ((long)(nr * self->z.psz / 1024), smaps_kb(p, "Rss:"));
-	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	EXPECT_TRUE(POLL(ts_smaps_kb(p, "Rss:") == (long)(nr * self->z.psz / 1024), 30));
+	EXPECT_EQ((long)(nr * self->z.psz / 1024), ts_smaps_kb(p, "Rss:"));
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	for (i = 0; i < nr_dense; i++) {
-		EXPECT_EQ(1, count_thps(dense[i], 1, self->z.pmd)) TH_LOG("dense THP %d", i);
-		bad = check_pages(dense[i], per, self->z.psz, every_page, NULL);
+		EXPECT_EQ(1, ts_count_thps(dense[i], 1, self->z.pmd)) TH_LOG("dense THP %d", i);
+		bad = ts_check_pages(dense[i], per, self->z.psz, ts_every_page, NULL);
 		EXPECT_EQ(-1, bad) TH_LOG("dense THP %d: page %ld differs", i, bad);
 		munmap(dense[i], self->z.pmd);
 	}
@@ -219,37 +219,37 @@ TEST_F_TIMEOUT(lru, mglru_on_and_off, 90)
 
 	if (access(LRU_GEN, F_OK))
 		SKIP(return, "no multi-gen LRU (CONFIG_LRU_GEN=n)");
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "600000"));
-	before = sparse_thps(&self->z, nr);
-	dense = map_aligned(self->z.pmd, self->z.pmd);
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "600000"));
+	before = ts_sparse_thps(&self->z, nr);
+	dense = ts_map_aligned(self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, before);
 	ASSERT_NE(NULL, dense);
 	for (k = 0; k < per; k++)
-		fill_page(dense, k, self->z.psz);
-	ASSERT_EQ(0, put(LRU_GEN, "y"));
-	after = sparse_thps(&self->z, nr);
+		ts_fill_page(dense, k, self->z.psz);
+	ASSERT_EQ(0, ts_put(LRU_GEN, "y"));
+	after = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, after);
 	ASSERT_TRUE(check_huge_anon(before, nr, self->z.pmd));
 	ASSERT_TRUE(check_huge_anon(after, nr, self->z.pmd));
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
-	EXPECT_TRUE(POLL(!smaps_kb(before, "AnonHugePages:") &&
-			 !smaps_kb(after, "AnonHugePages:"), 20));
-	EXPECT_EQ(1, count_thps(dense, 1, self->z.pmd));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
+	EXPECT_TRUE(POLL(!ts_smaps_kb(before, "AnonHugePages:") &&
+			 !ts_smaps_kb(after, "AnonHugePages:"), 20));
+	EXPECT_EQ(1, ts_count_thps(dense, 1, self->z.pmd));
 
-	ASSERT_EQ(0, put(LRU_GEN, "n"));
-	off = sparse_thps(&self->z, nr);
+	ASSERT_EQ(0, ts_put(LRU_GEN, "n"));
+	off = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, off);
 	ASSERT_TRUE(check_huge_anon(off, nr, self->z.pmd));
-	EXPECT_TRUE(POLL(!smaps_kb(off, "AnonHugePages:"), 20));
-	EXPECT_EQ(1, count_thps(dense, 1, self->z.pmd));
+	EXPECT_TRUE(POLL(!ts_smaps_kb(off, "AnonHugePages:"), 20));
+	EXPECT_EQ(1, ts_count_thps(dense, 1, self->z.pmd));
 
-	bad = check_pages(before, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(before, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	bad = check_pages(after, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(after, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	bad = check_pages(off, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(off, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
-	bad = check_pages(dense, per, self->z.psz, every_page, NULL);
+	bad = ts_check_pages(dense, per, self->z.psz, ts_every_page, NULL);
 	EXPECT_EQ(-1, bad) TH_LOG("dense page %ld differs", bad);
 	munmap(before, nr * self->z.pmd);
 	munmap(after, nr * self->z.pmd);

@@ -68,36 +68,36 @@ FIXTURE_TEARDOWN(node)
 TEST_F_TIMEOUT(node, kthpscand_splits, 120)
 {
 	const size_t nr = 4, per = self->z.per;
-	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
-	long partial0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
+	long under0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long partial0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial");
 	struct trace_count c;
 	char *sparse, *half;
 	long bad;
 
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
-	sparse = sparse_thps(&self->z, nr);
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
+	sparse = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, sparse);
 	ASSERT_TRUE(check_huge_anon(sparse, nr, self->z.pmd));
-	half = half_mapped_thps(&self->z, nr);
+	half = ts_half_mapped_thps(&self->z, nr);
 	ASSERT_NE(NULL, half);
 	/* Due in 1 s (the partially mapped at once), one round: 6 s for TCG. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - under0 >= (long)nr,
-			 6));
-	EXPECT_EQ(0, smaps_kb(sparse, "AnonHugePages:"));
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_partial") - partial0 >= (long)nr,
-			 6));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - under0);
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - partial0);
-	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") - under0 >=
+			 (long)nr, 6));
+	EXPECT_EQ(0, ts_smaps_kb(sparse, "AnonHugePages:"));
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_partial") - partial0 >=
+			 (long)nr, 6));
+	EXPECT_EQ(nr, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - under0);
+	EXPECT_EQ(nr, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_partial") - partial0);
+	ts_count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(nr, c.splits);
-	count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
+	ts_count_trace(self->z.order_pmd, "split_partially_mapped", self->kpid, &c);
 	EXPECT_EQ(nr, c.splits);
-	bad = check_pages(sparse, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(sparse, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("sparse page %ld differs", bad);
-	bad = check_pages(half, nr * per, self->z.psz, first_half, (void *)&per);
+	bad = ts_check_pages(half, nr * per, self->z.psz, ts_first_half, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld of the mapped halves differs", bad);
 	munmap(sparse, nr * self->z.pmd);
-	unmap_halves(half, &self->z, nr);
+	ts_unmap_halves(half, &self->z, nr);
 }
 
 /*
@@ -108,24 +108,24 @@ TEST_F_TIMEOUT(node, kthpscand_splits, 120)
 TEST_F_TIMEOUT(node, shrinker_splits, 120)
 {
 	const size_t nr = 4, per = self->z.per;
-	long under0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	long under0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	struct trace_count c;
 	char *p;
 	long bad;
 
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "86400000"));
-	p = sparse_thps(&self->z, nr);
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "86400000"));
+	p = ts_sparse_thps(&self->z, nr);
 	ASSERT_NE(NULL, p);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->z.pmd));
-	EXPECT_TRUE(POLL(!put("/proc/sys/vm/drop_caches", "2") &&
-			 smaps_kb(p, "AnonHugePages:") == 0, 5));
-	EXPECT_EQ(nr, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - under0);
-	count_trace(self->z.order_pmd, "split_underused", getpid(), &c);
+	EXPECT_TRUE(POLL(!ts_put("/proc/sys/vm/drop_caches", "2") &&
+			 ts_smaps_kb(p, "AnonHugePages:") == 0, 5));
+	EXPECT_EQ(nr, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - under0);
+	ts_count_trace(self->z.order_pmd, "split_underused", getpid(), &c);
 	EXPECT_EQ(nr, c.splits);
 	EXPECT_EQ(self->z.per * 90 / 100 + 2, c.scanned);
-	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+	ts_count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(0, c.decisions);
-	bad = check_pages(p, nr * per, self->z.psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(p, nr * per, self->z.psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->z.pmd);
 }

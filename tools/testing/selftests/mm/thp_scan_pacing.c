@@ -68,13 +68,13 @@ static char *queue_sparse(struct __test_metadata *_metadata,
 {
 	char buf[32], *p;
 
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", DAY_MS));
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", DAY_MS));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	snprintf(buf, sizeof(buf), "%ld", budget);
-	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", buf));
+	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", buf));
 	wait_kthpscand_idle(_metadata, kpid);
-	p = sparse_thps(z, nr);
+	p = ts_sparse_thps(z, nr);
 	EXPECT_NE(NULL, p);
 	if (p)
 		EXPECT_TRUE(check_huge_anon(p, nr, z->pmd));
@@ -88,18 +88,18 @@ static char *queue_sparse(struct __test_metadata *_metadata,
 static long one_round(struct __test_metadata *_metadata, const struct thp_sizes *z,
 		      int kpid, const char *name, const char *val)
 {
-	long rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
-	long split0 = must_stat(_metadata, z->pmd_kb, "thp_split_scan_underused");
+	long rounds0 = ts_vm_counter(_metadata, "thp_split_scan_rounds");
+	long split0 = ts_must_stat(_metadata, z->pmd_kb, "thp_split_scan_underused");
 	char path[128];
 
 	snprintf(path, sizeof(path), THP_SCAN "%s", name);
-	EXPECT_EQ(0, put(path, val));
+	EXPECT_EQ(0, ts_put(path, val));
 	/* A round of a few THPs: 4 s for TCG. */
-	ASSERT_TRUE(POLL(vm_counter(_metadata, "thp_split_scan_rounds") > rounds0, 4));
+	ASSERT_TRUE(POLL(ts_vm_counter(_metadata, "thp_split_scan_rounds") > rounds0, 4));
 	wait_kthpscand_idle(_metadata, kpid);
-	EXPECT_EQ(rounds0 + 1, vm_counter(_metadata, "thp_split_scan_rounds"))
+	EXPECT_EQ(rounds0 + 1, ts_vm_counter(_metadata, "thp_split_scan_rounds"))
 		TH_LOG("one wake-up, one round, then a day's sleep");
-	return must_stat(_metadata, z->pmd_kb, "thp_split_scan_underused") - split0;
+	return ts_must_stat(_metadata, z->pmd_kb, "thp_split_scan_underused") - split0;
 }
 
 /*
@@ -111,51 +111,52 @@ static long one_round(struct __test_metadata *_metadata, const struct thp_sizes 
  */
 TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 120)
 {
-	long pages0 = vm_counter(_metadata, "thp_split_scan_pages_scanned");
+	long pages0 = ts_vm_counter(_metadata, "thp_split_scan_pages_scanned");
 	long rounds, split0, bad;
 	struct trace_count c;
 
 	self->nr = 6;
 	self->p = queue_sparse(_metadata, &self->z, self->kpid, self->nr, 2 * self->cost);
 	ASSERT_NE(NULL, self->p);
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	EXPECT_EQ(2, one_round(_metadata, &self->z, self->kpid, "enabled", "1"));
 	EXPECT_EQ(2 * self->scanned,
-		  vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
+		  ts_vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
 
 	/* Four THPs due, the sleep a day: no round comes by itself. */
-	rounds = vm_counter(_metadata, "thp_split_scan_rounds");
+	rounds = ts_vm_counter(_metadata, "thp_split_scan_rounds");
 	sleep(3);
-	EXPECT_EQ(rounds, vm_counter(_metadata, "thp_split_scan_rounds"));
-	EXPECT_EQ(0, count_thps(self->p, 2, self->z.pmd));
-	EXPECT_EQ(4, count_thps(self->p + 2 * self->z.pmd, 4, self->z.pmd));
+	EXPECT_EQ(rounds, ts_vm_counter(_metadata, "thp_split_scan_rounds"));
+	EXPECT_EQ(0, ts_count_thps(self->p, 2, self->z.pmd));
+	EXPECT_EQ(4, ts_count_thps(self->p + 2 * self->z.pmd, 4, self->z.pmd));
 
 	EXPECT_EQ(1, one_round(_metadata, &self->z, self->kpid, "pages_to_scan", "1"));
 	EXPECT_EQ(1, one_round(_metadata, &self->z, self->kpid, "pages_to_scan", "1"));
 
-	rounds = vm_counter(_metadata, "thp_split_scan_rounds");
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "100"));
+	rounds = ts_vm_counter(_metadata, "thp_split_scan_rounds");
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "100"));
 	/* Two rounds 100 ms apart: 4 s for TCG; then nothing is queued. */
-	EXPECT_TRUE(POLL(size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 6, 4));
+	EXPECT_TRUE(POLL(ts_size_stat(self->z.pmd_kb, "thp_split_scan_underused") - split0 >= 6,
+			 4));
 	wait_kthpscand_idle(_metadata, self->kpid);
-	EXPECT_EQ(0, smaps_kb(self->p, "AnonHugePages:"));
-	EXPECT_EQ(6, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
-	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_rounds") - rounds, 2);
+	EXPECT_EQ(0, ts_smaps_kb(self->p, "AnonHugePages:"));
+	EXPECT_EQ(6, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
+	EXPECT_GE(ts_vm_counter(_metadata, "thp_split_scan_rounds") - rounds, 2);
 	EXPECT_EQ(6 * self->scanned,
-		  vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
-	count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
+		  ts_vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
+	ts_count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(6, c.splits);
-	bad = check_pages(self->p, 6 * self->z.per, self->z.psz, one_per_folio, &self->z.per);
+	bad = ts_check_pages(self->p, 6 * self->z.per, self->z.psz, ts_one_per_folio, &self->z.per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 }
 
 /* Put "auto" into pressure or not, whatever memory looks like. */
 static void set_auto(struct __test_metadata *_metadata, bool pressure)
 {
-	ASSERT_EQ(0, force_auto(pressure));
-	ASSERT_EQ(0, put(THP "enabled", "auto"));
+	ASSERT_EQ(0, ts_force_auto(pressure));
+	ASSERT_EQ(0, ts_put(THP "enabled", "auto"));
 	/* Sampled every 100 ms: 3 s for TCG. */
-	ASSERT_TRUE(POLL(auto_state_is(pressure ? "pressure" : "plentiful"), 3));
+	ASSERT_TRUE(POLL(ts_auto_state_is(pressure ? "pressure" : "plentiful"), 3));
 }
 
 /*
@@ -171,14 +172,15 @@ TEST_F_TIMEOUT(pacing, budget_under_pressure, 120)
 	self->p = queue_sparse(_metadata, &self->z, self->kpid, self->nr, 2 * self->cost);
 	ASSERT_NE(NULL, self->p);
 	set_auto(_metadata, true);
-	split0 = must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
+	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	EXPECT_EQ(8, one_round(_metadata, &self->z, self->kpid, "enabled", "1"));
 	set_auto(_metadata, false);
 	EXPECT_EQ(2, one_round(_metadata, &self->z, self->kpid, "min_age_millisecs", "0"));
-	EXPECT_EQ(10, must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
-	EXPECT_EQ(0, count_thps(self->p, 10, self->z.pmd));
-	EXPECT_EQ(2, count_thps(self->p + 10 * self->z.pmd, 2, self->z.pmd));
-	bad = check_pages(self->p, 12 * self->z.per, self->z.psz, one_per_folio, &self->z.per);
+	EXPECT_EQ(10, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused") - split0);
+	EXPECT_EQ(0, ts_count_thps(self->p, 10, self->z.pmd));
+	EXPECT_EQ(2, ts_count_thps(self->p + 10 * self->z.pmd, 2, self->z.pmd));
+	bad = ts_check_pages(self->p, 12 * self->z.per, self->z.psz, ts_one_per_folio,
+			     &self->z.per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 }
 

@@ -35,7 +35,7 @@ FIXTURE_SETUP(thp)
 	ASSERT_NE(0, self->pmd_size);
 	thp_read_settings(&settings);
 	thp_push_settings(&settings);
-	self->mem = map_aligned(NR_HPAGES * self->pmd_size, self->pmd_size);
+	self->mem = ts_map_aligned(NR_HPAGES * self->pmd_size, self->pmd_size);
 	ASSERT_NE(NULL, self->mem);
 }
 
@@ -70,7 +70,7 @@ TEST_F_TIMEOUT(thp, always_gives_pmd_thp, 120)
 
 		EXPECT_EQ((char)(i + 1), thp[0]);
 		/* The rest of each THP is zero-filled, every byte. */
-		EXPECT_TRUE(is_zero(thp + 1, self->pmd_size - 1));
+		EXPECT_TRUE(ts_is_zero(thp + 1, self->pmd_size - 1));
 	}
 }
 

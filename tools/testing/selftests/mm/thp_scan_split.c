@@ -47,11 +47,11 @@ FIXTURE_SETUP(split)
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
 	/* The defaults, as documented: the tests rely on them. */
-	ASSERT_EQ(0, get(THP_SCAN "enabled", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "enabled", buf, sizeof(buf)));
 	EXPECT_STREQ("1\n", buf);
-	ASSERT_EQ(0, get(THP_SCAN "underused_zero_pct", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "underused_zero_pct", buf, sizeof(buf)));
 	EXPECT_STREQ("90\n", buf);
-	ASSERT_EQ(0, get(THP_SCAN "min_age_millisecs", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "min_age_millisecs", buf, sizeof(buf)));
 	EXPECT_STREQ("10000\n", buf);
 }
 
@@ -69,25 +69,25 @@ FIXTURE_TEARDOWN(split)
 TEST_F_TIMEOUT(split, sparse_pmd_thps, 90)
 {
 	const size_t nr = 32, per = self->z.per;
-	long split0 = vm_counter(_metadata, "thp_split_scan_underused");
-	long size0 = must_stat(_metadata, self->pmd_kb, "thp_split_scan_underused");
-	long cpu0 = must_long(_metadata, THP_SCAN "cpu_time_ms");
+	long split0 = ts_vm_counter(_metadata, "thp_split_scan_underused");
+	long size0 = ts_must_stat(_metadata, self->pmd_kb, "thp_split_scan_underused");
+	long cpu0 = ts_must_long(_metadata, THP_SCAN "cpu_time_ms");
 	long mem_full, mem_after, cpu1, bad, secs;
 	unsigned long heads[32];
 	struct ev_filter splits = { true, "split_underused", heads, nr, self->kpid, true };
 	struct ev_filter any_split = { true, NULL, heads, nr, 0, false };
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
 	size_t i;
 
 	ASSERT_NE(NULL, p);
 	for (i = 0; i < nr; i++)
-		fill_page(p, i * per + 7, self->psz);
+		ts_fill_page(p, i * per + 7, self->psz);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->pmd));
-	EXPECT_EQ((long)(nr * self->pmd_kb), smaps_kb(p, "Rss:"));
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
-	mem_full = must_long(_metadata, CG_T "memory.current");
+	EXPECT_EQ((long)(nr * self->pmd_kb), ts_smaps_kb(p, "Rss:"));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
+	mem_full = ts_must_long(_metadata, CG_T "memory.current");
 	EXPECT_GE(mem_full, (long)(nr * self->pmd));
 
 	/*
@@ -97,20 +97,20 @@ TEST_F_TIMEOUT(split, sparse_pmd_thps, 90)
 	 * mapping would catch the last split halfway.
 	 */
 	secs = kthpscand_deadline(-1, 2);
-	EXPECT_TRUE(POLL(pfns_seen(&splits) == nr, secs))
-		TH_LOG("%ld kB of THPs left after %ld s", smaps_kb(p, "AnonHugePages:"), secs);
-	EXPECT_EQ(nr, events(&splits));
-	EXPECT_EQ(nr, events(&any_split));
-	EXPECT_EQ(0, whole_folios(p, nr, per));
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
+	EXPECT_TRUE(POLL(ts_pfns_seen(&splits) == nr, secs))
+		TH_LOG("%ld kB of THPs left after %ld s", ts_smaps_kb(p, "AnonHugePages:"), secs);
+	EXPECT_EQ(nr, ts_events(&splits));
+	EXPECT_EQ(nr, ts_events(&any_split));
+	EXPECT_EQ(0, ts_whole_folios(p, nr, per));
+	EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
 	/* Only the written pages are left; the rest map the zero page. */
-	EXPECT_EQ((long)(nr * self->psz / 1024), smaps_kb(p, "Rss:"));
-	mem_after = must_long(_metadata, CG_T "memory.current");
-	EXPECT_LE(mem_after, mem_full - (long)(nr * (self->pmd - self->psz)) + memcg_slack())
+	EXPECT_EQ((long)(nr * self->psz / 1024), ts_smaps_kb(p, "Rss:"));
+	mem_after = ts_must_long(_metadata, CG_T "memory.current");
+	EXPECT_LE(mem_after, mem_full - (long)(nr * (self->pmd - self->psz)) + ts_memcg_slack())
 		TH_LOG("memory.current %ld -> %ld", mem_full, mem_after);
 	/* System-wide counters: they count these splits at least. */
-	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_underused") - split0, (long)nr);
-	EXPECT_GE(must_stat(_metadata, self->pmd_kb, "thp_split_scan_underused") - size0,
+	EXPECT_GE(ts_vm_counter(_metadata, "thp_split_scan_underused") - split0, (long)nr);
+	EXPECT_GE(ts_must_stat(_metadata, self->pmd_kb, "thp_split_scan_underused") - size0,
 		  (long)nr);
 
 	/*
@@ -118,19 +118,19 @@ TEST_F_TIMEOUT(split, sparse_pmd_thps, 90)
 	 * zero scan stops at the first zero page past the limit: max_zero
 	 * + 1 zero pages of max_zero + 2 looked at, every page mapped.
 	 */
-	count_trace_pfns(self->order_pmd, "split_underused", self->kpid, heads, nr, &c);
+	ts_count_trace_pfns(self->order_pmd, "split_underused", self->kpid, heads, nr, &c);
 	EXPECT_EQ(nr, c.decisions);
 	EXPECT_EQ(nr, c.splits);
 	EXPECT_EQ(per * 90 / 100 + 1, c.zero);
 	EXPECT_EQ(per * 90 / 100 + 2, c.scanned);
 	EXPECT_EQ(per, c.mapped);
-	count_trace_pfns(self->order_pmd, "split_underused", 0, heads, nr, &c);
+	ts_count_trace_pfns(self->order_pmd, "split_underused", 0, heads, nr, &c);
 	EXPECT_EQ(nr, c.decisions) TH_LOG("decisions by other tasks");
 
-	bad = check_pages(p, nr * per, self->psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(p, nr * per, self->psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	/* Zero-scanning 32 x 462 pages and splitting takes CPU time. */
-	cpu1 = must_long(_metadata, THP_SCAN "cpu_time_ms");
+	cpu1 = ts_must_long(_metadata, THP_SCAN "cpu_time_ms");
 	EXPECT_GT(cpu1, cpu0);
 	ksft_print_msg("kthpscand CPU time: %ld ms (%ld ms in this test)\n",
 		       cpu1, cpu1 - cpu0);
@@ -150,30 +150,30 @@ TEST_F_TIMEOUT(split, dense_pmd_thps_stay, 120)
 	struct ev_filter looked = { false, NULL, heads, nr, self->kpid, false };
 	struct ev_filter any_split = { true, NULL, heads, nr, 0, false };
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
 	long bad, secs;
 	size_t i;
 
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
 	for (i = 0; i < nr * per; i++)
-		fill_page(p, i, self->psz);
+		ts_fill_page(p, i, self->psz);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->pmd));
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	/* Due in 1 s, all in one round. */
 	secs = kthpscand_deadline(-1, 2);
-	EXPECT_TRUE(POLL(pfns_seen(&looked) == nr, secs))
-		TH_LOG("%zu of %zu looked at after %ld s", pfns_seen(&looked), nr, secs);
+	EXPECT_TRUE(POLL(ts_pfns_seen(&looked) == nr, secs))
+		TH_LOG("%zu of %zu looked at after %ld s", ts_pfns_seen(&looked), nr, secs);
 	EXPECT_TRUE(check_huge_anon(p, nr, self->pmd));
-	EXPECT_EQ(nr, whole_folios(p, nr, per));
-	EXPECT_EQ(0, events(&any_split));
-	count_trace_pfns(self->order_pmd, "keep_used", self->kpid, heads, nr, &c);
-	EXPECT_EQ(events(&looked), c.decisions) TH_LOG("not all keep_used");
+	EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
+	EXPECT_EQ(0, ts_events(&any_split));
+	ts_count_trace_pfns(self->order_pmd, "keep_used", self->kpid, heads, nr, &c);
+	EXPECT_EQ(ts_events(&looked), c.decisions) TH_LOG("not all keep_used");
 	EXPECT_GE(c.decisions, (long)nr);
 	EXPECT_EQ(0, c.zero);
 	EXPECT_EQ(per - per * 90 / 100, c.scanned);
-	bad = check_pages(p, nr * per, self->psz, every_page, NULL);
+	bad = ts_check_pages(p, nr * per, self->psz, ts_every_page, NULL);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->pmd);
 }
@@ -203,36 +203,36 @@ TEST_F_TIMEOUT(split, sparse_64k_mthps, 120)
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", kb);
 	ASSERT_EQ(0, access(path, F_OK)) TH_LOG("no 64K anon THP size");
 	ASSERT_EQ(16, per);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "1000"));
-	ASSERT_EQ(0, put(THP "enabled", "never"));
-	ASSERT_EQ(0, put(path, "madvise"));
-	split0 = must_stat(_metadata, kb, "thp_split_scan_underused");
-	p = map_aligned(nr * sz, self->pmd);
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
+	ASSERT_EQ(0, ts_put(THP "enabled", "never"));
+	ASSERT_EQ(0, ts_put(path, "madvise"));
+	split0 = ts_must_stat(_metadata, kb, "thp_split_scan_underused");
+	p = ts_map_aligned(nr * sz, self->pmd);
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, madvise(p, nr * sz, MADV_HUGEPAGE));
 	for (i = 0; i < nr; i++)
-		fill_page(p, i * per + 7, self->psz);
+		ts_fill_page(p, i * per + 7, self->psz);
 	/* Every 64K range is one mTHP, mapped whole. */
-	EXPECT_EQ((long)(nr * kb), smaps_kb(p, "Rss:"));
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+	EXPECT_EQ((long)(nr * kb), ts_smaps_kb(p, "Rss:"));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	/* Due in 1 s, all in one round (64 x 17 pages). */
 	secs = kthpscand_deadline(-1, 2);
-	EXPECT_TRUE(POLL(pfns_seen(&splits) == nr, secs))
-		TH_LOG("%zu of %zu split after %ld s", pfns_seen(&splits), nr, secs);
-	EXPECT_EQ((long)(nr * self->psz / 1024), smaps_kb(p, "Rss:"));
-	EXPECT_EQ(0, whole_folios(p, nr, per));
+	EXPECT_TRUE(POLL(ts_pfns_seen(&splits) == nr, secs))
+		TH_LOG("%zu of %zu split after %ld s", ts_pfns_seen(&splits), nr, secs);
+	EXPECT_EQ((long)(nr * self->psz / 1024), ts_smaps_kb(p, "Rss:"));
+	EXPECT_EQ(0, ts_whole_folios(p, nr, per));
 	/* Each split once, by kthpscand, and by nothing else. */
-	EXPECT_EQ(nr, events(&splits));
-	EXPECT_EQ(nr, events(&any_split));
-	EXPECT_GE(must_stat(_metadata, kb, "thp_split_scan_underused") - split0, (long)nr);
+	EXPECT_EQ(nr, ts_events(&splits));
+	EXPECT_EQ(nr, ts_events(&any_split));
+	EXPECT_GE(ts_must_stat(_metadata, kb, "thp_split_scan_underused") - split0, (long)nr);
 	/*
 	 * One page of 16 written: with the limit at 14 zero pages, the scan
 	 * only knows at the last page.  Every decision on these folios.
 	 */
 	n = thp_scan_events(&ev);
 	for (j = 0; j < n; j++) {
-		if (ev[j].split || !pfn_in(ev[j].pfn, heads, nr))
+		if (ev[j].split || !ts_pfn_in(ev[j].pfn, heads, nr))
 			continue;
 		decided++;
 		EXPECT_STREQ("split_underused", ev[j].decision);
@@ -243,7 +243,7 @@ TEST_F_TIMEOUT(split, sparse_64k_mthps, 120)
 	}
 	free(ev);
 	EXPECT_EQ(nr, decided);
-	bad = check_pages(p, nr * per, self->psz, one_per_folio, (void *)&per);
+	bad = ts_check_pages(p, nr * per, self->psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * sz);
 }
@@ -260,36 +260,36 @@ TEST_F_TIMEOUT(split, used_then_zeroed, 60)
 	struct ev_filter splits = { true, "split_underused", heads, nr, self->kpid, true };
 	struct ev_filter any_split = { true, NULL, heads, nr, 0, false };
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
 	long bad, secs;
 	size_t i;
 
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "2000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "2000"));
 	for (i = 0; i < nr * per; i++)
-		fill_page(p, i, self->psz);
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
+		ts_fill_page(p, i, self->psz);
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
 	/* Due in 2 s, all in one round. */
 	secs = kthpscand_deadline(-1, 2);
-	ASSERT_TRUE(POLL(pfns_seen(&kept) == nr, secs));
+	ASSERT_TRUE(POLL(ts_pfns_seen(&kept) == nr, secs));
 	EXPECT_TRUE(check_huge_anon(p, nr, self->pmd));
-	EXPECT_EQ(0, events(&any_split));
+	EXPECT_EQ(0, ts_events(&any_split));
 
 	/* Now zero all but page 7 of each. */
 	for (i = 0; i < nr * per; i++)
-		if (!one_per_folio(i, (void *)&per))
+		if (!ts_one_per_folio(i, (void *)&per))
 			memset(p + i * self->psz, 0, self->psz);
 	/* Due again 2 s after the last look. */
-	EXPECT_TRUE(POLL(pfns_seen(&splits) == nr, secs))
-		TH_LOG("%ld kB of THPs left", smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ(0, smaps_kb(p, "AnonHugePages:"));
-	EXPECT_EQ(nr, events(&splits));
-	EXPECT_EQ(nr, events(&any_split));
-	count_trace_pfns(self->order_pmd, "split_underused", self->kpid, heads, nr, &c);
+	EXPECT_TRUE(POLL(ts_pfns_seen(&splits) == nr, secs))
+		TH_LOG("%ld kB of THPs left", ts_smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
+	EXPECT_EQ(nr, ts_events(&splits));
+	EXPECT_EQ(nr, ts_events(&any_split));
+	ts_count_trace_pfns(self->order_pmd, "split_underused", self->kpid, heads, nr, &c);
 	EXPECT_EQ(nr, c.splits);
-	EXPECT_EQ((long)(nr * self->psz / 1024), smaps_kb(p, "Rss:"));
-	bad = check_pages(p, nr * per, self->psz, one_per_folio, (void *)&per);
+	EXPECT_EQ((long)(nr * self->psz / 1024), ts_smaps_kb(p, "Rss:"));
+	bad = ts_check_pages(p, nr * per, self->psz, ts_one_per_folio, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	munmap(p, nr * self->pmd);
 }
@@ -305,58 +305,60 @@ TEST_F_TIMEOUT(split, used_then_zeroed, 60)
 TEST_F_TIMEOUT(split, partially_mapped, 120)
 {
 	const size_t nr = 8, per = self->z.per;
-	long split0 = must_stat(_metadata, self->pmd_kb, "thp_split_scan_partial");
-	long vm0 = vm_counter(_metadata, "thp_split_scan_partial");
-	long pm0 = must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped");
+	long split0 = ts_must_stat(_metadata, self->pmd_kb, "thp_split_scan_partial");
+	long vm0 = ts_vm_counter(_metadata, "thp_split_scan_partial");
+	long pm0 = ts_must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped");
 	long mem_full, mem_after, bad, secs;
 	unsigned long heads[8];
 	struct ev_filter splits = { true, "split_partially_mapped", heads, nr, self->kpid, true };
 	struct ev_filter any_split = { true, NULL, heads, nr, 0, false };
 	struct trace_count c;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
 	size_t i;
 
 	ASSERT_NE(NULL, p);
 	for (i = 0; i < nr * per; i++)
-		fill_page(p, i, self->psz);
+		ts_fill_page(p, i, self->psz);
 	ASSERT_TRUE(check_huge_anon(p, nr, self->pmd));
-	ASSERT_EQ(nr, whole_folios(p, nr, per));
-	ASSERT_EQ(0, head_pfns(p, nr, per, self->psz, heads));
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, heads));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 	wait_kthpscand_idle(_metadata, self->kpid);
 	for (i = 0; i < nr; i++)
 		ASSERT_EQ(0, munmap(p + i * self->pmd + self->pmd / 2, self->pmd / 2));
 	for (i = 0; i < nr; i++)
-		EXPECT_EQ((long)(self->pmd_kb / 2), smaps_kb(p + i * self->pmd, "Rss:"));
-	mem_full = must_long(_metadata, CG_T "memory.current");
+		EXPECT_EQ((long)(self->pmd_kb / 2), ts_smaps_kb(p + i * self->pmd, "Rss:"));
+	mem_full = ts_must_long(_metadata, CG_T "memory.current");
 	EXPECT_GE(mem_full, (long)(nr * self->pmd));
 	/*
 	 * A system-wide gauge: the test's THPs are the only partially
 	 * mapped ones that can come and go while it runs (PMD THPs only, in
 	 * ranges of 2 MiB; the guest runs nothing else).
 	 */
-	EXPECT_EQ(pm0 + (long)nr, must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped"));
-	EXPECT_EQ(0, events(&any_split));
+	EXPECT_EQ(pm0 + (long)nr,
+		  ts_must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped"));
+	EXPECT_EQ(0, ts_events(&any_split));
 
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
 	/* Due at once, all in the round the write starts. */
 	secs = kthpscand_deadline(0, 1);
-	EXPECT_TRUE(POLL(pfns_seen(&splits) == nr, secs))
-		TH_LOG("%zu of %zu split after %ld s", pfns_seen(&splits), nr, secs);
-	EXPECT_EQ(nr, events(&splits));
-	EXPECT_EQ(nr, events(&any_split));
+	EXPECT_TRUE(POLL(ts_pfns_seen(&splits) == nr, secs))
+		TH_LOG("%zu of %zu split after %ld s", ts_pfns_seen(&splits), nr, secs);
+	EXPECT_EQ(nr, ts_events(&splits));
+	EXPECT_EQ(nr, ts_events(&any_split));
 	/* System-wide counters: they count these splits at least. */
-	EXPECT_GE(must_stat(_metadata, self->pmd_kb, "thp_split_scan_partial") - split0, (long)nr);
-	EXPECT_GE(vm_counter(_metadata, "thp_split_scan_partial") - vm0, (long)nr);
+	EXPECT_GE(ts_must_stat(_metadata, self->pmd_kb, "thp_split_scan_partial") - split0,
+		  (long)nr);
+	EXPECT_GE(ts_vm_counter(_metadata, "thp_split_scan_partial") - vm0, (long)nr);
 	/* Split off its queue, each THP stops being counted. */
-	EXPECT_EQ(pm0, must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped"));
-	mem_after = must_long(_metadata, CG_T "memory.current");
-	EXPECT_LE(mem_after, mem_full - (long)(nr * self->pmd / 2) + memcg_slack())
+	EXPECT_EQ(pm0, ts_must_stat(_metadata, self->pmd_kb, "nr_anon_partially_mapped"));
+	mem_after = ts_must_long(_metadata, CG_T "memory.current");
+	EXPECT_LE(mem_after, mem_full - (long)(nr * self->pmd / 2) + ts_memcg_slack())
 		TH_LOG("memory.current %ld -> %ld", mem_full, mem_after);
-	count_trace_pfns(self->order_pmd, "split_partially_mapped", self->kpid, heads, nr, &c);
+	ts_count_trace_pfns(self->order_pmd, "split_partially_mapped", self->kpid, heads, nr, &c);
 	EXPECT_EQ(nr, c.splits);
 	/* The mapped halves: every byte as written. */
-	bad = check_pages(p, nr * per, self->psz, first_half, (void *)&per);
+	bad = ts_check_pages(p, nr * per, self->psz, ts_first_half, (void *)&per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 	for (i = 0; i < nr; i++)
 		munmap(p + i * self->pmd, self->pmd / 2);
@@ -371,22 +373,22 @@ TEST_F_TIMEOUT(split, partially_mapped, 120)
 TEST_F_TIMEOUT(split, sleeps_when_nothing_due, 120)
 {
 	const size_t nr = 2, per = self->z.per;
-	char *p = map_aligned(nr * self->pmd, self->pmd);
+	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
 	long rounds0, cpu0;
 	size_t i;
 
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "60000"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "60000"));
 	for (i = 0; i < nr * per; i++)
-		fill_page(p, i, self->psz);
+		ts_fill_page(p, i, self->psz);
 	/* The round the knob write started, if it has not ended yet. */
 	wait_kthpscand_idle(_metadata, self->kpid);
-	rounds0 = vm_counter(_metadata, "thp_split_scan_rounds");
-	cpu0 = must_long(_metadata, THP_SCAN "cpu_time_ms");
+	rounds0 = ts_vm_counter(_metadata, "thp_split_scan_rounds");
+	cpu0 = ts_must_long(_metadata, THP_SCAN "cpu_time_ms");
 	sleep(3);
-	EXPECT_EQ(rounds0, vm_counter(_metadata, "thp_split_scan_rounds"));
-	EXPECT_EQ(cpu0, must_long(_metadata, THP_SCAN "cpu_time_ms"));
-	EXPECT_EQ('S', task_state(self->kpid));
+	EXPECT_EQ(rounds0, ts_vm_counter(_metadata, "thp_split_scan_rounds"));
+	EXPECT_EQ(cpu0, ts_must_long(_metadata, THP_SCAN "cpu_time_ms"));
+	EXPECT_EQ('S', ts_task_state(self->kpid));
 	EXPECT_TRUE(check_huge_anon(p, nr, self->pmd));
 	munmap(p, nr * self->pmd);
 }

@@ -172,7 +172,7 @@ static bool has_holes(const struct region *reg)
 
 /*
  * @len bytes of anonymous memory aligned to @align, without the guard
- * mappings of map_aligned(): a long run makes and moves many regions.
+ * mappings of ts_map_aligned(): a long run makes and moves many regions.
  */
 static char *map_region(size_t len, size_t align)
 {
@@ -225,7 +225,7 @@ static void join_cgroup(const char *cg)
 
 	snprintf(path, sizeof(path), "%scgroup.procs", cg);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	put(path, pid);
+	ts_put(path, pid);
 }
 
 /* One random step on region @r. */
@@ -374,13 +374,13 @@ static void step(struct worker *w, int r)
 
 		snprintf(path, sizeof(path), "%smemory.reclaim",
 			 rnd(&w->seed) & 1 ? CG_A : CG_B);
-		put(path, "4M");
+		ts_put(path, "4M");
 		check_range(w, r, 0, reg->npages);
 		break;
 	}
 	case 18:
 		if (rnd(&w->seed) % 8 == 0)
-			put("/proc/sys/vm/compact_memory", "1");
+			ts_put("/proc/sys/vm/compact_memory", "1");
 		break;
 	case 19:
 		/* KSM: the region mergeable (mostly), or no longer. */
@@ -470,7 +470,7 @@ static __noreturn void flipper_run(time_t end, const struct thp_sizes *z, bool c
 			nb++;
 		if (nb && rnd(&seed) % 4 == 0) {
 			i = rnd(&seed) % nb;
-			err = put(k->path, k->bad[i]);
+			err = ts_put(k->path, k->bad[i]);
 			if (err != -EINVAL) {
 				printf("# %s took \"%s\": %d, not -EINVAL\n", k->path,
 				       k->bad[i], err);
@@ -478,7 +478,7 @@ static __noreturn void flipper_run(time_t end, const struct thp_sizes *z, bool c
 			}
 		} else {
 			i = rnd(&seed) % ng;
-			err = put(k->path, k->good[i]);
+			err = ts_put(k->path, k->good[i]);
 			if (err) {
 				printf("# %s refused \"%s\": %d\n", k->path, k->good[i], err);
 				bad++;
@@ -489,12 +489,12 @@ static __noreturn void flipper_run(time_t end, const struct thp_sizes *z, bool c
 		snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled",
 			 (z->psz << order) / 1024);
 		if (!access(path, F_OK)) {
-			err = put(path, sizes[rnd(&seed) % ARRAY_SIZE(sizes)]);
+			err = ts_put(path, sizes[rnd(&seed) % ARRAY_SIZE(sizes)]);
 			if (err) {
 				printf("# %s: %d\n", path, err);
 				bad++;
 			}
-			if (put(path, "sometimes") != -EINVAL) {
+			if (ts_put(path, "sometimes") != -EINVAL) {
 				printf("# %s took \"sometimes\"\n", path);
 				bad++;
 			}
@@ -510,7 +510,7 @@ static __noreturn void flipper_run(time_t end, const struct thp_sizes *z, bool c
 /* nr_anon of the @size_kb size; a missing one fails the test and counts 0. */
 static long counter_at(struct __test_metadata *_metadata, unsigned long size_kb)
 {
-	long n = size_stat(size_kb, "nr_anon");
+	long n = ts_size_stat(size_kb, "nr_anon");
 
 	if (n < 0) {
 		TH_LOG("no hugepages-%lukB/stats/nr_anon", size_kb);
@@ -544,7 +544,7 @@ static long memcg_stat(const char *cg, const char *key)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%smemory.stat", cg);
-	return keyed(path, key);
+	return ts_keyed(path, key);
 }
 
 /* Write @val to file @name of @cg; 0 or -errno. */
@@ -553,7 +553,7 @@ static int cg_put(const char *cg, const char *name, const char *val)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s%s", cg, name);
-	return put(path, val);
+	return ts_put(path, val);
 }
 
 static long cg_long(const char *cg, const char *name)
@@ -561,7 +561,7 @@ static long cg_long(const char *cg, const char *name)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s%s", cg, name);
-	return get_long(path);
+	return ts_get_long(path);
 }
 
 /* Memory.stat's anonymous and swap-cache figures, which must all be 0. */
@@ -623,8 +623,8 @@ static void expect_memcg_empty(struct __test_metadata *_metadata, const char *cg
 static void kmemleak_clear(void)
 {
 	if (!access(KMEMLEAK, F_OK)) {
-		put(KMEMLEAK, "scan");
-		put(KMEMLEAK, "clear");
+		ts_put(KMEMLEAK, "scan");
+		ts_put(KMEMLEAK, "clear");
 	}
 }
 
@@ -637,8 +637,8 @@ static void kmemleak_check(struct __test_metadata *_metadata)
 		ksft_print_msg("no kmemleak in this kernel: uncharged kernel memory not checked\n");
 		return;
 	}
-	ASSERT_EQ(0, put(kml, "scan"));
-	ASSERT_EQ(0, get(kml, buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_put(kml, "scan"));
+	ASSERT_EQ(0, ts_get(kml, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf) TH_LOG("kmemleak: %.1000s", buf);
 }
 
@@ -653,7 +653,7 @@ static long splits(const struct thp_sizes *z)
 
 	for (order = 1; order <= z->order_pmd; order++)
 		for (i = 0; i < ARRAY_SIZE(names); i++) {
-			n = size_stat((z->psz << order) / 1024, names[i]);
+			n = ts_size_stat((z->psz << order) / 1024, names[i]);
 			if (n > 0)
 				sum += n;
 		}
@@ -683,18 +683,18 @@ FIXTURE_SETUP(stress)
 	s.khugepaged.scan_sleep_millisecs = 10;
 	s.khugepaged.pages_to_scan = 4096;
 	thp_write_settings(&s);
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "0"));
-	ASSERT_EQ(0, put(THP_SCAN "scan_sleep_millisecs", "1"));
-	ASSERT_EQ(0, put(THP_SCAN "pages_to_scan", "16777216"));
-	ASSERT_EQ(0, put(THP_SCAN "underused_zero_pct", "50"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", "16777216"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "underused_zero_pct", "50"));
 	ASSERT_EQ(0, access(KSM "run", F_OK)) TH_LOG("no KSM (CONFIG_KSM)");
-	ASSERT_EQ(0, put(KSM "use_zero_pages", "1"));
-	ASSERT_EQ(0, put(KSM "sleep_millisecs", "20"));
-	ASSERT_EQ(0, put(KSM "pages_to_scan", "1000"));
-	ASSERT_EQ(0, put(KSM "run", "1"));
-	ASSERT_EQ(0, put(ZRAM "disksize", "256M"));
+	ASSERT_EQ(0, ts_put(KSM "use_zero_pages", "1"));
+	ASSERT_EQ(0, ts_put(KSM "sleep_millisecs", "20"));
+	ASSERT_EQ(0, ts_put(KSM "pages_to_scan", "1000"));
+	ASSERT_EQ(0, ts_put(KSM "run", "1"));
+	ASSERT_EQ(0, ts_put(ZRAM "disksize", "256M"));
 	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_A, 0755) || errno == EEXIST);
 	ASSERT_TRUE(!mkdir(CG_B, 0755) || errno == EEXIST);
 }
@@ -714,13 +714,13 @@ static void log_meminfo(const char *when)
 
 	printf("# meminfo %s:", when);
 	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		printf(" %s %ld", keys[i], keyed("/proc/meminfo", keys[i]));
+		printf(" %s %ld", keys[i], ts_keyed("/proc/meminfo", keys[i]));
 	printf(" kB\n");
 }
 
 TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 {
-	long seconds = cmdline_long("thpscan.stress_seconds=");
+	long seconds = ts_cmdline_long("thpscan.stress_seconds=");
 	long anon0, split0, kzero0;
 	pid_t pids[NR_WORKERS + 1];
 	int two_nodes = !access("/sys/devices/system/node/node1", F_OK);
@@ -734,19 +734,19 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	 * thpscan.stress_control=1: the same run with thp_scan off, to tell
 	 * whether what a run found is thp_scan's.
 	 */
-	control = cmdline_long("thpscan.stress_control=") == 1;
+	control = ts_cmdline_long("thpscan.stress_control=") == 1;
 	if (control) {
-		ASSERT_EQ(0, put(THP_SCAN "enabled", "0"));
+		ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 		TH_LOG("control run: thp_scan off");
 	}
 	/* Two nodes when the command line says so (qemu/boot.sh). */
-	if (cmdline_long("thpscan.numa_nodes=") >= 2)
+	if (ts_cmdline_long("thpscan.numa_nodes=") >= 2)
 		ASSERT_TRUE(two_nodes);
 	log_meminfo("before");
 	anon0 = nr_anon_kb(_metadata, &self->z);
 	kmemleak_clear();
 	split0 = splits(&self->z);
-	kzero0 = get_long(KSM "ksm_zero_pages");
+	kzero0 = ts_get_long(KSM "ksm_zero_pages");
 	end = time(NULL) + seconds;
 	TH_LOG("%d workers and a knob flipper for %ld s, %s", NR_WORKERS, seconds,
 	       two_nodes ? "two nodes" : "one node");
@@ -782,8 +782,8 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	if (!control)
 		EXPECT_LT(split0, splits(&self->z));
 	TH_LOG("thp_scan splits in the run: %ld; KSM: %ld full scans, %ld shared, %ld sharing",
-	       splits(&self->z) - split0, get_long(KSM "full_scans"),
-	       get_long(KSM "pages_shared"), get_long(KSM "pages_sharing"));
+	       splits(&self->z) - split0, ts_get_long(KSM "full_scans"),
+	       ts_get_long(KSM "pages_shared"), ts_get_long(KSM "pages_sharing"));
 	/*
 	 * KSM's count of its zero pages is not checked: 6.12.118 loses
 	 * track of it when a process forks while ksmd merges its pages
@@ -792,7 +792,7 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	 * "Stress").  hazards.ksm_zero_pages_and_thp_scan checks it
 	 * without fork.
 	 */
-	TH_LOG("ksm_zero_pages %ld, %ld before", get_long(KSM "ksm_zero_pages"), kzero0);
+	TH_LOG("ksm_zero_pages %ld, %ld before", ts_get_long(KSM "ksm_zero_pages"), kzero0);
 
 	/*
 	 * Back where it started, exactly, in the workers' own memcgs: the
@@ -809,7 +809,7 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	 * deadline of ten flushes.  Every counter must exist.
 	 */
 	ASSERT_EQ(0, system("swapoff /dev/zram0"));
-	ASSERT_EQ(0, put(ZRAM "reset", "1"));
+	ASSERT_EQ(0, ts_put(ZRAM "reset", "1"));
 	expect_memcg_empty(_metadata, CG_A);
 	expect_memcg_empty(_metadata, CG_B);
 	/*

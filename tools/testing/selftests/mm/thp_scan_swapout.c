@@ -60,14 +60,14 @@ FIXTURE_SETUP(swapout)
 	self->child = 0;
 	thp_scan_setup(_metadata, &self->z, NULL);
 	ASSERT_EQ(MKB * 1024, 16 * self->z.psz) TH_LOG("no 16-page 64K THP size");
-	ASSERT_EQ(0, put(THP_SCAN "split_on_swapout", variant->mode));
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "86400000"));
-	ASSERT_EQ(0, put(THP "shrink_underused", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "split_on_swapout", variant->mode));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "86400000"));
+	ASSERT_EQ(0, ts_put(THP "shrink_underused", "0"));
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", MKB);
-	ASSERT_EQ(0, put(path, "always"));
-	ASSERT_EQ(0, put(ZRAM "disksize", "256M"));
+	ASSERT_EQ(0, ts_put(path, "always"));
+	ASSERT_EQ(0, ts_put(ZRAM "disksize", "256M"));
 	ASSERT_EQ(0, system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"));
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
 }
 
@@ -103,21 +103,21 @@ static void layout(const struct thp_sizes *z, struct layout *l)
 /* Make the THPs: 2M ones at first, then 64K ones, then 2M again. */
 static char *make_thps(const struct layout *l, const char *pmd_enabled)
 {
-	char *p = map_aligned(l->len, l->pmd);
+	char *p = ts_map_aligned(l->len, l->pmd);
 	size_t i;
 
 	if (!p)
 		return NULL;
 	for (i = 0; i < NR_SPARSE; i++)
-		fill_page(p + l->sparse, i * l->per + 7, l->psz);
-	if (put(pmd_enabled, "never"))
+		ts_fill_page(p + l->sparse, i * l->per + 7, l->psz);
+	if (ts_put(pmd_enabled, "never"))
 		return NULL;
 	for (i = 0; i < NR_MSPARSE; i++)
-		fill_page(p + l->msparse, i * l->mper + 7, l->psz);
-	if (put(pmd_enabled, "inherit"))
+		ts_fill_page(p + l->msparse, i * l->mper + 7, l->psz);
+	if (ts_put(pmd_enabled, "inherit"))
 		return NULL;
 	for (i = 0; i < NR_DENSE * l->per; i++)
-		fill_page(p + l->dense, i, l->psz);
+		ts_fill_page(p + l->dense, i, l->psz);
 	return p;
 }
 
@@ -126,13 +126,13 @@ static int check_thps(const struct layout *l, const char *p)
 {
 	size_t per = l->per, mper = l->mper;
 
-	if (check_pages(p + l->sparse, NR_SPARSE * per, l->psz, one_per_folio,
-			(void *)&per) != -1)
+	if (ts_check_pages(p + l->sparse, NR_SPARSE * per, l->psz, ts_one_per_folio,
+			   (void *)&per) != -1)
 		return 1;
-	if (check_pages(p + l->msparse, NR_MSPARSE * mper, l->psz, one_per_folio,
-			(void *)&mper) != -1)
+	if (ts_check_pages(p + l->msparse, NR_MSPARSE * mper, l->psz, ts_one_per_folio,
+			   (void *)&mper) != -1)
 		return 2;
-	if (check_pages(p + l->dense, NR_DENSE * per, l->psz, every_page, NULL) != -1)
+	if (ts_check_pages(p + l->dense, NR_DENSE * per, l->psz, ts_every_page, NULL) != -1)
 		return 3;
 	return 0;
 }
@@ -145,14 +145,14 @@ struct counts {
 static void read_counts(struct __test_metadata *_metadata,
 			const struct thp_sizes *z, struct counts *c)
 {
-	c->pswpout = vm_counter(_metadata, "pswpout");
-	c->thp_swpout = vm_counter(_metadata, "thp_swpout");
-	c->split = vm_counter(_metadata, "thp_split_scan_swapout");
-	c->freed = vm_counter(_metadata, "thp_split_scan_swapout_freed");
-	c->pmd_split = must_stat(_metadata, z->pmd_kb, "thp_split_scan_swapout");
-	c->m_split = must_stat(_metadata, MKB, "thp_split_scan_swapout");
-	c->pmd_swpout = must_stat(_metadata, z->pmd_kb, "swpout");
-	c->m_swpout = must_stat(_metadata, MKB, "swpout");
+	c->pswpout = ts_vm_counter(_metadata, "pswpout");
+	c->thp_swpout = ts_vm_counter(_metadata, "thp_swpout");
+	c->split = ts_vm_counter(_metadata, "thp_split_scan_swapout");
+	c->freed = ts_vm_counter(_metadata, "thp_split_scan_swapout_freed");
+	c->pmd_split = ts_must_stat(_metadata, z->pmd_kb, "thp_split_scan_swapout");
+	c->m_split = ts_must_stat(_metadata, MKB, "thp_split_scan_swapout");
+	c->pmd_swpout = ts_must_stat(_metadata, z->pmd_kb, "swpout");
+	c->m_swpout = ts_must_stat(_metadata, MKB, "swpout");
 }
 
 /*
@@ -220,12 +220,12 @@ TEST_F_TIMEOUT(swapout, memcg_pressure, 120)
 		char *p;
 
 		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (put(CG_T "cgroup.procs", pid))
+		if (ts_put(CG_T "cgroup.procs", pid))
 			_exit(10);
 		p = make_thps(&l, pmd_enabled);
-		if (!p || count_thps(p + l.sparse, NR_SPARSE, l.pmd) != NR_SPARSE ||
-		    count_thps(p + l.msparse, NR_MSPARSE, l.msz) != NR_MSPARSE ||
-		    count_thps(p + l.dense, NR_DENSE, l.pmd) != NR_DENSE)
+		if (!p || ts_count_thps(p + l.sparse, NR_SPARSE, l.pmd) != NR_SPARSE ||
+		    ts_count_thps(p + l.msparse, NR_MSPARSE, l.msz) != NR_MSPARSE ||
+		    ts_count_thps(p + l.dense, NR_DENSE, l.pmd) != NR_DENSE)
 			_exit(11);
 		if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
 			_exit(12);
@@ -243,13 +243,13 @@ TEST_F_TIMEOUT(swapout, memcg_pressure, 120)
 	close(ready[0]);
 
 	read_counts(_metadata, &self->z, &before);
-	EXPECT_EQ(0, put(CG_T "memory.max", "4M"));
+	EXPECT_EQ(0, ts_put(CG_T "memory.max", "4M"));
 	read_counts(_metadata, &self->z, &after);
-	EXPECT_EQ(0, keyed(CG_T "memory.events", "oom_kill"));
-	EXPECT_LE(must_long(_metadata, CG_T "memory.current"), 4L << 20);
+	EXPECT_EQ(0, ts_keyed(CG_T "memory.events", "oom_kill"));
+	EXPECT_LE(ts_must_long(_metadata, CG_T "memory.current"), 4L << 20);
 	check_mode(_metadata, variant->mode, &l, &before, &after);
 
-	ASSERT_EQ(0, put(CG_T "memory.max", "max"));
+	ASSERT_EQ(0, ts_put(CG_T "memory.max", "max"));
 	ASSERT_EQ(1, write(self->go, &b, 1));
 	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
 	self->child = 0;
@@ -274,9 +274,9 @@ TEST_F_TIMEOUT(swapout, madv_pageout, 60)
 		 self->z.pmd_kb);
 	p = make_thps(&l, pmd_enabled);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(NR_SPARSE, count_thps(p + l.sparse, NR_SPARSE, l.pmd));
-	ASSERT_EQ(NR_MSPARSE, count_thps(p + l.msparse, NR_MSPARSE, l.msz));
-	ASSERT_EQ(NR_DENSE, count_thps(p + l.dense, NR_DENSE, l.pmd));
+	ASSERT_EQ(NR_SPARSE, ts_count_thps(p + l.sparse, NR_SPARSE, l.pmd));
+	ASSERT_EQ(NR_MSPARSE, ts_count_thps(p + l.msparse, NR_MSPARSE, l.msz));
+	ASSERT_EQ(NR_DENSE, ts_count_thps(p + l.dense, NR_DENSE, l.pmd));
 	read_counts(_metadata, &self->z, &before);
 	ASSERT_EQ(0, madvise(p, l.len, MADV_PAGEOUT));
 	read_counts(_metadata, &self->z, &after);
@@ -336,16 +336,16 @@ TEST_F_TIMEOUT(swapout, order0_untouched, 60)
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_EQ(0, madvise(p, len, MADV_NOHUGEPAGE));
 	for (i = 0; i < nr; i++)
-		fill_page(p, i, self->z.psz);
-	ASSERT_EQ(0, pagemap_pfns(p, nr, pfns));
+		ts_fill_page(p, i, self->z.psz);
+	ASSERT_EQ(0, ts_pagemap_pfns(p, nr, pfns));
 	for (i = 0; i < nr; i++)
 		ASSERT_NE(0, pfns[i]) TH_LOG("page %zu not present", i);
-	ASSERT_EQ(0, clear_trace());
-	freed0 = vm_counter(_metadata, "thp_split_scan_swapout_freed");
+	ASSERT_EQ(0, ts_clear_trace());
+	freed0 = ts_vm_counter(_metadata, "thp_split_scan_swapout_freed");
 	ASSERT_EQ(0, madvise(p, len, MADV_PAGEOUT));
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
 	EXPECT_EQ((long)nr, swapped_pages(p, nr, self->z.psz));
-	EXPECT_EQ(freed0, vm_counter(_metadata, "thp_split_scan_swapout_freed"));
+	EXPECT_EQ(freed0, ts_vm_counter(_metadata, "thp_split_scan_swapout_freed"));
 	f = fopen(TRACE "trace", "r");
 	ASSERT_NE(NULL, f);
 	while (fgets(line, sizeof(line), f)) {
@@ -358,7 +358,7 @@ TEST_F_TIMEOUT(swapout, order0_untouched, 60)
 	}
 	fclose(f);
 	EXPECT_EQ(0, hits);
-	EXPECT_EQ(-1, check_pages(p, nr, self->z.psz, every_page, NULL));
+	EXPECT_EQ(-1, ts_check_pages(p, nr, self->z.psz, ts_every_page, NULL));
 	munmap(p, len);
 }
 
@@ -378,18 +378,18 @@ TEST_F(swapout, knob)
 		want = "never [underused] always\n";
 	else
 		want = "never underused [always]\n";
-	ASSERT_EQ(0, get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
+	ASSERT_EQ(0, ts_get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
 	EXPECT_STREQ(want, buf);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		const char *v = bad[i];
 
-		EXPECT_EQ(-EINVAL, put(THP_SCAN "split_on_swapout", v))
+		EXPECT_EQ(-EINVAL, ts_put(THP_SCAN "split_on_swapout", v))
 			TH_LOG("writing \"%s\"", v);
-		ASSERT_EQ(0, get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
+		ASSERT_EQ(0, ts_get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
 		EXPECT_STREQ(want, buf);
 	}
-	EXPECT_EQ(0, put(THP_SCAN "split_on_swapout", "never\n"));
-	ASSERT_EQ(0, get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
+	EXPECT_EQ(0, ts_put(THP_SCAN "split_on_swapout", "never\n"));
+	ASSERT_EQ(0, ts_get(THP_SCAN "split_on_swapout", buf, sizeof(buf)));
 	EXPECT_STREQ("[never] underused always\n", buf);
 }
 

@@ -41,12 +41,12 @@ FIXTURE_SETUP(underused)
 	thp_scan_setup(_metadata, &self->z, NULL);
 	self->kpid = kthpscand_pid();
 	ASSERT_GT(self->kpid, 0);
-	ASSERT_EQ(0, put(THP_SCAN "enabled", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
 	/* kthpscand takes no folio before a day: only the shrinker splits. */
-	ASSERT_EQ(0, put(THP_SCAN "min_age_millisecs", "86400000"));
-	ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "86400000"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 	ASSERT_TRUE(!mkdir(CG_T, 0755) || errno == EEXIST);
-	ASSERT_EQ(0, put(CG_T "memory.max", "80M"));
+	ASSERT_EQ(0, ts_put(CG_T "memory.max", "80M"));
 }
 
 FIXTURE_TEARDOWN(underused)
@@ -64,9 +64,9 @@ static int sparse_then_dense(size_t pmd)
 	char buf[16], *p, *dense;
 
 	snprintf(buf, sizeof(buf), "%d", getpid());
-	if (put(CG_T "cgroup.procs", buf))
+	if (ts_put(CG_T "cgroup.procs", buf))
 		return 2;
-	p = map_aligned(len, pmd);
+	p = ts_map_aligned(len, pmd);
 	if (!p)
 		return 3;
 	for (i = 0; i < NR_THP; i++)
@@ -87,7 +87,7 @@ static int sparse_then_dense(size_t pmd)
 
 		if (r[i] != (char)(i + 1))
 			return 4;
-		if (!is_zero(r, i) || !is_zero(r + i + 1, pmd - i - 1))
+		if (!ts_is_zero(r, i) || !ts_is_zero(r + i + 1, pmd - i - 1))
 			return 5;
 	}
 	return 0;
@@ -96,7 +96,7 @@ static int sparse_then_dense(size_t pmd)
 TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 120)
 {
 	size_t pmd = self->z.pmd;
-	long splits_before = vm_counter(_metadata, "thp_underused_split_page");
+	long splits_before = ts_vm_counter(_metadata, "thp_underused_split_page");
 	long splits;
 	unsigned int nr, max_zero, pct;
 	struct thp_scan_event e;
@@ -106,7 +106,7 @@ TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 120)
 	FILE *f;
 	pid_t pid;
 
-	pct = must_long(_metadata, THP_SCAN "underused_zero_pct");
+	pct = ts_must_long(_metadata, THP_SCAN "underused_zero_pct");
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid)
@@ -116,9 +116,9 @@ TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 120)
 					      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	if (WIFEXITED(status))
 		EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(0, must_keyed(_metadata, CG_T "memory.events", "oom_kill"));
+	EXPECT_EQ(0, ts_must_keyed(_metadata, CG_T "memory.events", "oom_kill"));
 	/* 96 MiB in 80 MiB: at least 8 THPs had to be split. */
-	splits = vm_counter(_metadata, "thp_underused_split_page") - splits_before;
+	splits = ts_vm_counter(_metadata, "thp_underused_split_page") - splits_before;
 	EXPECT_GE(splits, 8);
 
 	/*
@@ -133,7 +133,7 @@ TEST_F_TIMEOUT(underused, sparse_thps_in_small_memcg, 120)
 	f = fopen(TRACE "trace", "r");
 	ASSERT_NE(NULL, f);
 	while (fgets(line, sizeof(line), f)) {
-		if (!parse_event(line, &e) || strcmp(e.decision, "split_underused"))
+		if (!ts_parse_event(line, &e) || strcmp(e.decision, "split_underused"))
 			continue;
 		EXPECT_NE(self->kpid, e.pid) TH_LOG("kthpscand split: %s", line);
 		EXPECT_EQ(pid, e.pid) TH_LOG("not the child: %s", line);

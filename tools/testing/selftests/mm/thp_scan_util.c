@@ -23,7 +23,7 @@
 #include "thp_settings.h"
 #include "thp_scan_util.h"
 
-int put(const char *path, const char *val)
+int ts_put(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY), err = 0;
 
@@ -35,7 +35,7 @@ int put(const char *path, const char *val)
 	return err;
 }
 
-int get(const char *path, char *buf, size_t len)
+int ts_get(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
@@ -50,26 +50,26 @@ int get(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-long get_long(const char *path)
+long ts_get_long(const char *path)
 {
 	char buf[64];
 
-	if (get(path, buf, sizeof(buf)))
+	if (ts_get(path, buf, sizeof(buf)))
 		return -1;
 	return strtol(buf, NULL, 10);
 }
 
-long cmdline_long(const char *key)
+long ts_cmdline_long(const char *key)
 {
 	char cmdline[4096], *e;
 
-	if (get("/proc/cmdline", cmdline, sizeof(cmdline)))
+	if (ts_get("/proc/cmdline", cmdline, sizeof(cmdline)))
 		return -1;
 	e = strstr(cmdline, key);
 	return e ? strtol(e + strlen(key), NULL, 10) : -1;
 }
 
-int clear_trace(void)
+int ts_clear_trace(void)
 {
 	int fd = open(TRACE "trace", O_WRONLY | O_TRUNC);
 
@@ -79,7 +79,7 @@ int clear_trace(void)
 	return 0;
 }
 
-long keyed(const char *path, const char *key)
+long ts_keyed(const char *path, const char *key)
 {
 	char line[256];
 	long v = -1;
@@ -93,15 +93,15 @@ long keyed(const char *path, const char *key)
 	return v;
 }
 
-long size_stat(unsigned long kb, const char *name)
+long ts_size_stat(unsigned long kb, const char *name)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/%s", kb, name);
-	return get_long(path);
+	return ts_get_long(path);
 }
 
-double mono_s(void)
+double ts_mono_s(void)
 {
 	struct timespec ts;
 
@@ -111,16 +111,16 @@ double mono_s(void)
 
 long kthpscand_deadline(long age_ms, long rounds)
 {
-	long sleep_ms = get_long(THP_SCAN "scan_sleep_millisecs");
+	long sleep_ms = ts_get_long(THP_SCAN "scan_sleep_millisecs");
 
 	if (age_ms < 0)
-		age_ms = get_long(THP_SCAN "min_age_millisecs");
+		age_ms = ts_get_long(THP_SCAN "min_age_millisecs");
 	if (age_ms < 0 || sleep_ms < 0)
 		return 600;
 	return (age_ms + rounds * sleep_ms) * KERNEL_SLOWDOWN / 1000 + 1;
 }
 
-long smaps_kb(void *addr, const char *key)
+long ts_smaps_kb(void *addr, const char *key)
 {
 	unsigned long start, end;
 	char line[256];
@@ -142,7 +142,7 @@ long smaps_kb(void *addr, const char *key)
 	return v;
 }
 
-char *map_aligned(size_t len, size_t align)
+char *ts_map_aligned(size_t len, size_t align)
 {
 	char *raw = mmap(NULL, len + 2 * align, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -156,7 +156,7 @@ char *map_aligned(size_t len, size_t align)
 	return p;
 }
 
-bool is_zero(const char *p, size_t len)
+bool ts_is_zero(const char *p, size_t len)
 {
 	static const char zero[4096];
 	size_t n;
@@ -169,23 +169,23 @@ bool is_zero(const char *p, size_t len)
 	return true;
 }
 
-char pattern(size_t pg, size_t off)
+char ts_pattern(size_t pg, size_t off)
 {
 	if (off < 8)
 		return (char)((((uint64_t)pg >> (7 * off)) & 0x7f) << 1 | 1);
 	return (char)(((pg * 2654435761u) >> 7) + off * 31 + 1) | 1;
 }
 
-void fill_page(char *p, size_t pg, size_t psz)
+void ts_fill_page(char *p, size_t pg, size_t psz)
 {
 	size_t off;
 
 	for (off = 0; off < psz; off++)
-		p[pg * psz + off] = pattern(pg, off);
+		p[pg * psz + off] = ts_pattern(pg, off);
 }
 
-long check_pages(const char *p, size_t nr, size_t psz,
-		 int (*filled)(size_t pg, void *arg), void *arg)
+long ts_check_pages(const char *p, size_t nr, size_t psz,
+		    int (*filled)(size_t pg, void *arg), void *arg)
 {
 	size_t pg, off;
 
@@ -195,32 +195,32 @@ long check_pages(const char *p, size_t nr, size_t psz,
 		if (f < 0)
 			continue;
 		for (off = 0; off < psz; off++)
-			if (p[pg * psz + off] != (f ? pattern(pg, off) : 0))
+			if (p[pg * psz + off] != (f ? ts_pattern(pg, off) : 0))
 				return pg;
 	}
 	return -1;
 }
 
-int one_per_folio(size_t pg, void *arg)
+int ts_one_per_folio(size_t pg, void *arg)
 {
 	size_t per = *(size_t *)arg;
 
 	return pg % per == (per > 7 ? 7 : per - 1);
 }
 
-int every_page(size_t pg, void *arg)
+int ts_every_page(size_t pg, void *arg)
 {
 	return 1;
 }
 
-int first_half(size_t pg, void *arg)
+int ts_first_half(size_t pg, void *arg)
 {
 	size_t per = *(size_t *)arg;
 
 	return pg % per < per / 2 ? 1 : -1;
 }
 
-bool parse_event(const char *line, struct thp_scan_event *e)
+bool ts_parse_event(const char *line, struct thp_scan_event *e)
 {
 	const char *b = strchr(line, '['), *s = line, *dash, *ev;
 
@@ -255,8 +255,8 @@ bool parse_event(const char *line, struct thp_scan_event *e)
 		      e->decision) == 6;
 }
 
-void count_trace_pfns(unsigned int order, const char *decision, int pid,
-		      const unsigned long *pfns, size_t n,
+void ts_count_trace_pfns(unsigned int order, const char *decision, int pid,
+			 const unsigned long *pfns, size_t n,
 		      struct trace_count *c)
 {
 	struct thp_scan_event e;
@@ -266,7 +266,7 @@ void count_trace_pfns(unsigned int order, const char *decision, int pid,
 
 	memset(c, 0, sizeof(*c));
 	while (f && fgets(line, sizeof(line), f)) {
-		if (!parse_event(line, &e) || e.order != order ||
+		if (!ts_parse_event(line, &e) || e.order != order ||
 		    strcmp(e.decision, decision) || (pid && e.pid != pid))
 			continue;
 		for (i = 0; i < n && pfns[i] != e.pfn; i++)
@@ -288,13 +288,13 @@ void count_trace_pfns(unsigned int order, const char *decision, int pid,
 		fclose(f);
 }
 
-void count_trace(unsigned int order, const char *decision, int pid,
-		 struct trace_count *c)
+void ts_count_trace(unsigned int order, const char *decision, int pid,
+		    struct trace_count *c)
 {
-	count_trace_pfns(order, decision, pid, NULL, 0, c);
+	ts_count_trace_pfns(order, decision, pid, NULL, 0, c);
 }
 
-int pagemap_pfns(const char *p, size_t nr, unsigned long *pfns)
+int ts_pagemap_pfns(const char *p, size_t nr, unsigned long *pfns)
 {
 	size_t psz = getpagesize(), i;
 	uint64_t *e = malloc(nr * sizeof(*e));
@@ -313,7 +313,7 @@ int pagemap_pfns(const char *p, size_t nr, unsigned long *pfns)
 	return err;
 }
 
-uint64_t kpageflags(int kpf, unsigned long pfn)
+uint64_t ts_kpageflags(int kpf, unsigned long pfn)
 {
 	uint64_t flags = 0;
 
@@ -322,35 +322,35 @@ uint64_t kpageflags(int kpf, unsigned long pfn)
 	return flags;
 }
 
-unsigned long folio_pages_at(int kpf, unsigned long pfn,
-			     unsigned long max)
+unsigned long ts_folio_pages_at(int kpf, unsigned long pfn,
+				unsigned long max)
 {
-	uint64_t f = kpageflags(kpf, pfn);
+	uint64_t f = ts_kpageflags(kpf, pfn);
 	unsigned long n = 1;
 
 	if (f & (1ULL << KPF_COMPOUND_TAIL))
 		return 0;
 	if (!(f & (1ULL << KPF_COMPOUND_HEAD)))
 		return 1;
-	while (n < max && (kpageflags(kpf, pfn + n) & (1ULL << KPF_COMPOUND_TAIL)))
+	while (n < max && (ts_kpageflags(kpf, pfn + n) & (1ULL << KPF_COMPOUND_TAIL)))
 		n++;
 	return n;
 }
 
-long whole_folios(const char *p, size_t nr, size_t per)
+long ts_whole_folios(const char *p, size_t nr, size_t per)
 {
 	unsigned long *pfns = calloc(nr * per, sizeof(*pfns));
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	long n = -1;
 	size_t i, j;
 
-	if (pfns && kpf >= 0 && !pagemap_pfns(p, nr * per, pfns)) {
+	if (pfns && kpf >= 0 && !ts_pagemap_pfns(p, nr * per, pfns)) {
 		for (n = 0, i = 0; i < nr; i++) {
 			unsigned long *f = pfns + i * per;
 
 			for (j = 1; j < per && f[0] && f[j] == f[0] + j; j++)
 				;
-			if (f[0] && j == per && folio_pages_at(kpf, f[0], per + 1) == per)
+			if (f[0] && j == per && ts_folio_pages_at(kpf, f[0], per + 1) == per)
 				n++;
 		}
 	}
@@ -360,18 +360,18 @@ long whole_folios(const char *p, size_t nr, size_t per)
 	return n;
 }
 
-int head_pfns(const char *p, size_t nr, size_t per, size_t psz,
-	      unsigned long *heads)
+int ts_head_pfns(const char *p, size_t nr, size_t per, size_t psz,
+		 unsigned long *heads)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++)
-		if (pagemap_pfns(p + i * per * psz, 1, heads + i))
+		if (ts_pagemap_pfns(p + i * per * psz, 1, heads + i))
 			return -1;
 	return 0;
 }
 
-bool pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n)
+bool ts_pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n)
 {
 	size_t i;
 
@@ -381,13 +381,13 @@ bool pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n)
 	return false;
 }
 
-bool kpage_word(int fd, unsigned long pfn, uint64_t *v)
+bool ts_kpage_word(int fd, unsigned long pfn, uint64_t *v)
 {
 	return pread(fd, v, sizeof(*v), pfn * sizeof(*v)) == sizeof(*v);
 }
 
-long charged_anon(const unsigned long *pfns, size_t n,
-		  unsigned long long cg_ino, bool unmapped)
+long ts_charged_anon(const unsigned long *pfns, size_t n,
+		     unsigned long long cg_ino, bool unmapped)
 {
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	int kpc = open("/proc/kpagecount", O_RDONLY);
@@ -398,8 +398,8 @@ long charged_anon(const unsigned long *pfns, size_t n,
 	for (i = 0; i < n && left >= 0; i++) {
 		uint64_t flags, count, ino;
 
-		if (kpf < 0 || kpc < 0 || kcg < 0 || !kpage_word(kpf, pfns[i], &flags) ||
-		    !kpage_word(kpc, pfns[i], &count) || !kpage_word(kcg, pfns[i], &ino))
+		if (kpf < 0 || kpc < 0 || kcg < 0 || !ts_kpage_word(kpf, pfns[i], &flags) ||
+		    !ts_kpage_word(kpc, pfns[i], &count) || !ts_kpage_word(kcg, pfns[i], &ino))
 			left = -1;
 		else if (ino == cg_ino && !(unmapped && count) &&
 			 (flags & (1ULL << KPF_ANON | 1ULL << KPF_THP)))
@@ -425,7 +425,7 @@ long thp_scan_events(struct thp_scan_event **out)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (!parse_event(line, &e))
+		if (!ts_parse_event(line, &e))
 			continue;
 		if (n == cap) {
 			struct thp_scan_event *m;
@@ -443,7 +443,7 @@ long thp_scan_events(struct thp_scan_event **out)
 	return n;
 }
 
-int read_events(struct thp_scan_event *ev, int max)
+int ts_read_events(struct thp_scan_event *ev, int max)
 {
 	struct thp_scan_event e;
 	char line[512];
@@ -453,7 +453,7 @@ int read_events(struct thp_scan_event *ev, int max)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (parse_event(line, &e) && n++ < max)
+		if (ts_parse_event(line, &e) && n++ < max)
 			ev[n - 1] = e;
 	fclose(f);
 	return n;
@@ -466,7 +466,7 @@ static int cmp_pfn(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-long match_events(const struct ev_filter *f, size_t *seen)
+long ts_match_events(const struct ev_filter *f, size_t *seen)
 {
 	unsigned long *sorted = malloc((f->n + 1) * sizeof(*sorted));
 	bool *hit = calloc(f->n + 1, sizeof(*hit));
@@ -501,20 +501,20 @@ long match_events(const struct ev_filter *f, size_t *seen)
 	return n < 0 ? -1 : c;
 }
 
-long events(const struct ev_filter *f)
+long ts_events(const struct ev_filter *f)
 {
-	return match_events(f, NULL);
+	return ts_match_events(f, NULL);
 }
 
-size_t pfns_seen(const struct ev_filter *f)
+size_t ts_pfns_seen(const struct ev_filter *f)
 {
 	size_t seen;
 
-	match_events(f, &seen);
+	ts_match_events(f, &seen);
 	return seen;
 }
 
-void log_other_decisions(const struct ev_filter *f, const char *want, int max)
+void ts_log_other_decisions(const struct ev_filter *f, const char *want, int max)
 {
 	struct thp_scan_event *ev = NULL;
 	long n = thp_scan_events(&ev), i;
@@ -535,14 +535,14 @@ void log_other_decisions(const struct ev_filter *f, const char *want, int max)
 	free(ev);
 }
 
-void log_range(const char *p, size_t per, unsigned long head)
+void ts_log_range(const char *p, size_t per, unsigned long head)
 {
 	unsigned long *pfns = calloc(per, sizeof(*pfns)), first = 0;
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	size_t i, present = 0, same = 0;
 	uint64_t flags = 0;
 
-	if (pfns && !pagemap_pfns(p, per, pfns)) {
+	if (pfns && !ts_pagemap_pfns(p, per, pfns)) {
 		for (i = 0; i < per; i++) {
 			if (!pfns[i])
 				continue;
@@ -551,7 +551,7 @@ void log_range(const char *p, size_t per, unsigned long head)
 			same += pfns[i] == head + i;
 		}
 		if (kpf >= 0 && first)
-			flags = kpageflags(kpf, first);
+			flags = ts_kpageflags(kpf, first);
 		ksft_print_msg("  now: %zu of %zu pages present, %zu at the folio's pfns; the first at pfn %#lx, kpageflags %#llx\n",
 			       present, per, same, first, (unsigned long long)flags);
 	}
@@ -560,8 +560,8 @@ void log_range(const char *p, size_t per, unsigned long head)
 	free(pfns);
 }
 
-void log_missing_events(const struct ev_filter *f, size_t per, int max,
-			const char *p, size_t stride)
+void ts_log_missing_events(const struct ev_filter *f, size_t per, int max,
+			   const char *p, size_t stride)
 {
 	struct thp_scan_event *ev = NULL;
 	long n = thp_scan_events(&ev), j, overrun = 0;
@@ -574,7 +574,7 @@ void log_missing_events(const struct ev_filter *f, size_t per, int max,
 		snprintf(path, sizeof(path), TRACE "per_cpu/cpu%d/stats", cpu);
 		if (access(path, F_OK))
 			break;
-		overrun += keyed(path, "overrun:");
+		overrun += ts_keyed(path, "overrun:");
 	}
 	ksft_print_msg("%ld thp_scan events in the trace (the first at %.6f), %ld overwritten\n",
 		       n, n > 0 ? ev[0].ts : 0.0, overrun);
@@ -585,7 +585,7 @@ void log_missing_events(const struct ev_filter *f, size_t per, int max,
 
 		one.pfns = &f->pfns[i];
 		one.n = 1;
-		if (pfns_seen(&one))
+		if (ts_pfns_seen(&one))
 			continue;
 		ksft_print_msg("no matching event for the folio at pfn %#lx; its events:\n",
 			       f->pfns[i]);
@@ -601,7 +601,7 @@ void log_missing_events(const struct ev_filter *f, size_t per, int max,
 		if (!shown)
 			ksft_print_msg("  none\n");
 		if (p)
-			log_range(p + i * stride, per, f->pfns[i]);
+			ts_log_range(p + i * stride, per, f->pfns[i]);
 	}
 	free(ev);
 }
@@ -621,7 +621,7 @@ long khugepaged_scans(const char *status, const unsigned long *pfns,
 		if (!strstr(line, " mm_khugepaged_scan_pmd: ") || !strstr(line, want))
 			continue;
 		pfn = strstr(line, "scan_pfn=");
-		if (pfn && pfn_in(strtoul(pfn + strlen("scan_pfn="), NULL, 16), pfns, n))
+		if (pfn && ts_pfn_in(strtoul(pfn + strlen("scan_pfn="), NULL, 16), pfns, n))
 			c++;
 	}
 	fclose(f);
@@ -637,7 +637,7 @@ int kthpscand_pid(void)
 
 	while (d && (e = readdir(d))) {
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (!get(path, comm, sizeof(comm)) && !strcmp(comm, "kthpscand\n")) {
+		if (!ts_get(path, comm, sizeof(comm)) && !strcmp(comm, "kthpscand\n")) {
 			pid = atoi(e->d_name);
 			break;
 		}
@@ -647,41 +647,41 @@ int kthpscand_pid(void)
 	return pid;
 }
 
-char task_state(int pid)
+char ts_task_state(int pid)
 {
 	char path[64], stat[512], *st;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (get(path, stat, sizeof(stat)))
+	if (ts_get(path, stat, sizeof(stat)))
 		return 0;
 	st = strrchr(stat, ')');
 	return st && st[1] == ' ' ? st[2] : 0;
 }
 
-bool auto_state_is(const char *want)
+bool ts_auto_state_is(const char *want)
 {
 	char buf[32];
 
-	return !get(AUTO "state", buf, sizeof(buf)) && !strncmp(buf, want, strlen(want));
+	return !ts_get(AUTO "state", buf, sizeof(buf)) && !strncmp(buf, want, strlen(want));
 }
 
-int force_auto(bool pressure)
+int ts_force_auto(bool pressure)
 {
 	int err = 0;
 
-	err = err ?: put(AUTO "interval_ms", "100");
-	err = err ?: put(AUTO "pressure_psi_pct", "0");
+	err = err ?: ts_put(AUTO "interval_ms", "100");
+	err = err ?: ts_put(AUTO "pressure_psi_pct", "0");
 	if (pressure) {
-		err = err ?: put(AUTO "plentiful_available_pct", "100");
-		err = err ?: put(AUTO "pressure_available_pct", "99");
+		err = err ?: ts_put(AUTO "plentiful_available_pct", "100");
+		err = err ?: ts_put(AUTO "pressure_available_pct", "99");
 	} else {
-		err = err ?: put(AUTO "pressure_available_pct", "0");
-		err = err ?: put(AUTO "plentiful_available_pct", "1");
+		err = err ?: ts_put(AUTO "pressure_available_pct", "0");
+		err = err ?: ts_put(AUTO "plentiful_available_pct", "1");
 	}
 	return err;
 }
 
-bool parse_auto_event(const char *line, struct auto_event *e)
+bool ts_parse_auto_event(const char *line, struct auto_event *e)
 {
 	const char *ev = strstr(line, ": thp_auto_state: state=");
 	const char *mc = ev ? strstr(ev, " memcg=") : NULL;
@@ -696,8 +696,8 @@ bool parse_auto_event(const char *line, struct auto_event *e)
 	return true;
 }
 
-int auto_states(unsigned long long memcg, unsigned long long by,
-		char *out, size_t len)
+int ts_auto_states(unsigned long long memcg, unsigned long long by,
+		   char *out, size_t len)
 {
 	struct auto_event e;
 	char line[512];
@@ -708,7 +708,7 @@ int auto_states(unsigned long long memcg, unsigned long long by,
 		return -errno;
 	out[0] = '\0';
 	while (fgets(line, sizeof(line), f)) {
-		if (!parse_auto_event(line, &e) || e.memcg != memcg ||
+		if (!ts_parse_auto_event(line, &e) || e.memcg != memcg ||
 		    (by && e.pressure && e.by != by))
 			continue;
 		if (n + 16 < len)
@@ -719,14 +719,14 @@ int auto_states(unsigned long long memcg, unsigned long long by,
 	return 0;
 }
 
-unsigned long long cgroup_ino(const char *path)
+unsigned long long ts_cgroup_ino(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) ? 0 : (unsigned long long)st.st_ino;
 }
 
-long voluntary_switches(int pid)
+long ts_voluntary_switches(int pid)
 {
 	char path[64], line[128];
 	long v = -1;
@@ -756,6 +756,7 @@ static const char * const thp_scan_knobs[] = {
 	TRACE "events/thp_scan/enable",
 	TRACE "events/huge_memory/thp_auto_state/enable",
 	TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable",
+	TRACE "events/migrate/mm_migrate_pages/enable",
 	"/sys/kernel/mm/ksm/use_zero_pages", "/sys/kernel/mm/ksm/pages_to_scan",
 	"/sys/kernel/mm/ksm/sleep_millisecs", "/sys/kernel/mm/ksm/run",
 };
@@ -810,7 +811,7 @@ static void thp_scan_state_save(struct thp_scan_state *s)
 	for (i = 0; i < NR_KNOBS; i++) {
 		char *b, *e;
 
-		if (get(thp_scan_knobs[i], s->knobs[i], sizeof(s->knobs[i]))) {
+		if (ts_get(thp_scan_knobs[i], s->knobs[i], sizeof(s->knobs[i]))) {
 			s->knobs[i][0] = '\0';
 			continue;
 		}
@@ -823,9 +824,9 @@ static void thp_scan_state_save(struct thp_scan_state *s)
 		}
 	}
 	for (i = 0; i < NR_THRESHOLDS; i++)
-		if (get(thp_auto_thresholds[i], s->thresholds[i], sizeof(s->thresholds[i])))
+		if (ts_get(thp_auto_thresholds[i], s->thresholds[i], sizeof(s->thresholds[i])))
 			s->thresholds[i][0] = '\0';
-	s->memcg = !get(CG "cgroup.subtree_control", buf, sizeof(buf)) &&
+	s->memcg = !ts_get(CG "cgroup.subtree_control", buf, sizeof(buf)) &&
 		   strstr(buf, "memory");
 	s->swap = zram_swap_on();
 }
@@ -886,35 +887,35 @@ static void thp_scan_state_restore(const struct thp_scan_state *s)
 
 	thp_scan_remove_cgroups();
 	if (!s->swap && zram_swap_on() && !system("swapoff /dev/zram0"))
-		put(ZRAM "reset", "1");
+		ts_put(ZRAM "reset", "1");
 	/* Set up but not swapped on (a test took swap off itself): reset too. */
-	if (!s->swap && !zram_swap_on() && get_long(ZRAM "disksize") > 0)
-		put(ZRAM "reset", "1");
+	if (!s->swap && !zram_swap_on() && ts_get_long(ZRAM "disksize") > 0)
+		ts_put(ZRAM "reset", "1");
 	if (!s->memcg)
-		put(CG "cgroup.subtree_control", "-memory");
+		ts_put(CG "cgroup.subtree_control", "-memory");
 	if (s->thp)
 		thp_write_settings((struct thp_settings *)&s->settings);
 	for (i = 0; i < NR_KNOBS; i++)
 		if (s->knobs[i][0])
-			put(thp_scan_knobs[i], s->knobs[i]);
+			ts_put(thp_scan_knobs[i], s->knobs[i]);
 	/*
 	 * Each pair of thresholds must keep its gap at every step: loosen
 	 * them all first, then set them back, stall thresholds first.  The
 	 * memcg set (a kernel may lack it) the same way.
 	 */
 	if (s->thresholds[0][0]) {
-		put(AUTO "pressure_available_pct", "0");
-		put(AUTO "plentiful_available_pct", "100");
-		put(AUTO "pressure_psi_pct", "0");
+		ts_put(AUTO "pressure_available_pct", "0");
+		ts_put(AUTO "plentiful_available_pct", "100");
+		ts_put(AUTO "pressure_psi_pct", "0");
 	}
 	if (s->thresholds[4][0]) {
-		put(AUTO "memcg_pressure_available_pct", "0");
-		put(AUTO "memcg_plentiful_available_pct", "100");
-		put(AUTO "memcg_pressure_psi_pct", "0");
+		ts_put(AUTO "memcg_pressure_available_pct", "0");
+		ts_put(AUTO "memcg_plentiful_available_pct", "100");
+		ts_put(AUTO "memcg_pressure_psi_pct", "0");
 	}
 	for (i = 0; i < NR_THRESHOLDS; i++)
 		if (s->thresholds[i][0])
-			put(thp_auto_thresholds[i], s->thresholds[i]);
+			ts_put(thp_auto_thresholds[i], s->thresholds[i]);
 }
 
 /* The state when the program started: see thp_scan_reset(). */
@@ -939,7 +940,7 @@ void thp_scan_save_start(void)
 	atexit(thp_scan_at_exit);
 }
 
-long memcg_slack(void)
+long ts_memcg_slack(void)
 {
 	return 2 * 64L * getpagesize() * sysconf(_SC_NPROCESSORS_ONLN);
 }
@@ -953,7 +954,7 @@ void thp_sizes(struct thp_sizes *z)
 	z->order_pmd = __builtin_ctzl(z->per);
 }
 
-long count_thps(char *p, size_t nr, size_t size)
+long ts_count_thps(char *p, size_t nr, size_t size)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY);
 	int kpf = open("/proc/kpageflags", O_RDONLY);
@@ -979,25 +980,25 @@ long count_thps(char *p, size_t nr, size_t size)
 	return n;
 }
 
-char *sparse_thps(const struct thp_sizes *z, size_t nr)
+char *ts_sparse_thps(const struct thp_sizes *z, size_t nr)
 {
-	char *p = map_aligned(nr * z->pmd, z->pmd);
+	char *p = ts_map_aligned(nr * z->pmd, z->pmd);
 	size_t i;
 
 	for (i = 0; p && i < nr; i++)
-		fill_page(p, i * z->per + 7, z->psz);
+		ts_fill_page(p, i * z->per + 7, z->psz);
 	return p;
 }
 
-char *half_mapped_thps(const struct thp_sizes *z, size_t nr)
+char *ts_half_mapped_thps(const struct thp_sizes *z, size_t nr)
 {
-	char *p = map_aligned(nr * z->pmd, z->pmd);
+	char *p = ts_map_aligned(nr * z->pmd, z->pmd);
 	size_t i;
 
 	if (!p)
 		return NULL;
 	for (i = 0; i < nr * z->per; i++)
-		fill_page(p, i, z->psz);
+		ts_fill_page(p, i, z->psz);
 	if (!check_huge_anon(p, nr, z->pmd))
 		return NULL;
 	for (i = 0; i < nr; i++)
@@ -1006,7 +1007,7 @@ char *half_mapped_thps(const struct thp_sizes *z, size_t nr)
 	return p;
 }
 
-void unmap_halves(char *p, const struct thp_sizes *z, size_t nr)
+void ts_unmap_halves(char *p, const struct thp_sizes *z, size_t nr)
 {
 	size_t i;
 
@@ -1020,6 +1021,6 @@ void thp_scan_teardown(void)
 
 	/* Out of the test's memcg, so that it can be removed. */
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	put(CG "cgroup.procs", pid);
+	ts_put(CG "cgroup.procs", pid);
 	thp_scan_reset();
 }

@@ -35,31 +35,31 @@
 #define ZRAM "/sys/block/zram0/"
 
 /* Write @val to @path in one write(); 0 or -errno. */
-int put(const char *path, const char *val);
+int ts_put(const char *path, const char *val);
 
 /* Read @path into @buf, NUL-terminated; 0 or -errno. */
-int get(const char *path, char *buf, size_t len);
+int ts_get(const char *path, char *buf, size_t len);
 
 /* The number in @path; -1 if there is none. */
-long get_long(const char *path);
+long ts_get_long(const char *path);
 
 /*
  * The number that follows @key (e.g. "thpscan.cpus=") on the kernel command
  * line, where qemu/boot.sh says what the guest has; -1 if it is not there.
  */
-long cmdline_long(const char *key);
+long ts_cmdline_long(const char *key);
 
 /* Empty the trace buffer: only an open with O_TRUNC does that. */
-int clear_trace(void);
+int ts_clear_trace(void);
 
 /* The value of @key in a "key value" file such as /proc/vmstat; -1 if none. */
-long keyed(const char *path, const char *key);
+long ts_keyed(const char *path, const char *key);
 
 /* A per-size counter, hugepages-<kb>kB/stats/<name>; -1 if there is none. */
-long size_stat(unsigned long kb, const char *name);
+long ts_size_stat(unsigned long kb, const char *name);
 
 /* CLOCK_MONOTONIC, in seconds. */
-double mono_s(void);
+double ts_mono_s(void);
 
 /*
  * Poll @cond every 100 ms for up to @secs seconds; true as soon as it
@@ -69,10 +69,10 @@ double mono_s(void);
  * and parsed each time) does not stretch it.
  */
 #define POLL(cond, secs) ({					\
-	double __end = mono_s() + (secs);			\
+	double __end = ts_mono_s() + (secs);			\
 	bool __ok;						\
 								\
-	while (!(__ok = (cond)) && mono_s() < __end)		\
+	while (!(__ok = (cond)) && ts_mono_s() < __end)		\
 		usleep(100000);					\
 	__ok;							\
 })
@@ -94,17 +94,17 @@ double mono_s(void);
 long kthpscand_deadline(long age_ms, long rounds);
 
 /* Field @key (e.g. "Rss:") in kB of the mapping that contains @addr; -1 if none. */
-long smaps_kb(void *addr, const char *key);
+long ts_smaps_kb(void *addr, const char *key);
 
 /*
  * Map @len bytes of anonymous memory aligned to @align; NULL on failure.
  * The mapping has PROT_NONE space on both sides, so that it never merges
  * with another: smaps then speaks of it alone.
  */
-char *map_aligned(size_t len, size_t align);
+char *ts_map_aligned(size_t len, size_t align);
 
 /* Is every byte of @len at @p zero? */
-bool is_zero(const char *p, size_t len);
+bool ts_is_zero(const char *p, size_t len);
 
 /*
  * The byte at offset @off of page @pg when that page holds data: never 0.
@@ -112,25 +112,25 @@ bool is_zero(const char *p, size_t len);
  * two pages of a test's memory hold the same data: a collapse or a split
  * that put a page in another's place would be read back as a difference.
  */
-char pattern(size_t pg, size_t off);
+char ts_pattern(size_t pg, size_t off);
 
-void fill_page(char *p, size_t pg, size_t psz);
+void ts_fill_page(char *p, size_t pg, size_t psz);
 
 /*
  * Every byte of @nr pages at @p: the pattern where @filled says so, zero
  * where it says no, not looked at where it says -1 (unmapped).  Returns
  * the first bad page, or -1.
  */
-long check_pages(const char *p, size_t nr, size_t psz,
-		 int (*filled)(size_t pg, void *arg), void *arg);
+long ts_check_pages(const char *p, size_t nr, size_t psz,
+		    int (*filled)(size_t pg, void *arg), void *arg);
 
 /* One data page per folio of *@arg pages: page 7 of each (or its last). */
-int one_per_folio(size_t pg, void *arg);
+int ts_one_per_folio(size_t pg, void *arg);
 
-int every_page(size_t pg, void *arg);
+int ts_every_page(size_t pg, void *arg);
 
 /* The first half of each folio of *@arg pages is mapped (and checked), the rest not. */
-int first_half(size_t pg, void *arg);
+int ts_first_half(size_t pg, void *arg);
 
 /* One thp_scan_decision or thp_scan_split line of the trace. */
 struct thp_scan_event {
@@ -145,7 +145,7 @@ struct thp_scan_event {
 };
 
 /* Parse @line; false if it is no thp_scan event. */
-bool parse_event(const char *line, struct thp_scan_event *e);
+bool ts_parse_event(const char *line, struct thp_scan_event *e);
 
 /*
  * The thp_scan events in the trace for folios of @order: decisions named
@@ -159,29 +159,29 @@ struct trace_count {
 	unsigned int zero, scanned, mapped;
 };
 
-void count_trace_pfns(unsigned int order, const char *decision, int pid,
-		      const unsigned long *pfns, size_t n,
+void ts_count_trace_pfns(unsigned int order, const char *decision, int pid,
+			 const unsigned long *pfns, size_t n,
 		      struct trace_count *c);
 
-void count_trace(unsigned int order, const char *decision, int pid,
-		 struct trace_count *c);
+void ts_count_trace(unsigned int order, const char *decision, int pid,
+		    struct trace_count *c);
 
 /*
  * The page frame numbers behind @nr pages at @p, from /proc/self/pagemap
  * (root only): 0 for a page not present.  0 on success, -errno otherwise.
  */
-int pagemap_pfns(const char *p, size_t nr, unsigned long *pfns);
+int ts_pagemap_pfns(const char *p, size_t nr, unsigned long *pfns);
 
 /* The /proc/kpageflags word of @pfn (fd @kpf); 0 if it cannot be read. */
-uint64_t kpageflags(int kpf, unsigned long pfn);
+uint64_t ts_kpageflags(int kpf, unsigned long pfn);
 
 /*
  * How many pages the folio that starts at @pfn has, counting at most
  * @max: 1 for a page that is not the head of a large folio, else 1 + the
  * tail pages that follow it.  0 if @pfn is a tail page.
  */
-unsigned long folio_pages_at(int kpf, unsigned long pfn,
-			     unsigned long max);
+unsigned long ts_folio_pages_at(int kpf, unsigned long pfn,
+				unsigned long max);
 
 /*
  * How many of the @nr ranges of @per pages at @p are each mapped whole by
@@ -189,20 +189,20 @@ unsigned long folio_pages_at(int kpf, unsigned long pfn,
  * pages in order, and the page after it not part of it.  -1 if pagemap
  * or kpageflags cannot be read.
  */
-long whole_folios(const char *p, size_t nr, size_t per);
+long ts_whole_folios(const char *p, size_t nr, size_t per);
 
 /*
  * The pfn of the first page of each of the @nr folios of @per pages at
  * @p, into @heads; 0 for one not present.  0, or -1 if pagemap cannot be
  * read.
  */
-int head_pfns(const char *p, size_t nr, size_t per, size_t psz,
-	      unsigned long *heads);
+int ts_head_pfns(const char *p, size_t nr, size_t per, size_t psz,
+		 unsigned long *heads);
 
-bool pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n);
+bool ts_pfn_in(unsigned long pfn, const unsigned long *pfns, size_t n);
 
 /* A u64 of one of the /proc/kpage* files, at @pfn; false if it cannot be read. */
-bool kpage_word(int fd, unsigned long pfn, uint64_t *v);
+bool ts_kpage_word(int fd, unsigned long pfn, uint64_t *v);
 
 /*
  * How many of the @n pages at @pfns (pages of the test's own folios, their
@@ -216,18 +216,18 @@ bool kpage_word(int fd, unsigned long pfn, uint64_t *v);
  * task's memory blurs this: it reads the test's pages one by one.  -1 if
  * the /proc/kpage* files cannot be read.
  */
-long charged_anon(const unsigned long *pfns, size_t n,
-		  unsigned long long cg_ino, bool unmapped);
+long ts_charged_anon(const unsigned long *pfns, size_t n,
+		     unsigned long long cg_ino, bool unmapped);
 
 /*
- * The thp_scan events in the trace buffer (see parse_event()) into *@out
+ * The thp_scan events in the trace buffer (see ts_parse_event()) into *@out
  * (malloc'ed, the caller frees it).  Returns how many, or -1 if the trace
  * cannot be read.
  */
 long thp_scan_events(struct thp_scan_event **out);
 
 /* Up to @max thp_scan events of the trace into @ev; how many there are, or -1. */
-int read_events(struct thp_scan_event *ev, int max);
+int ts_read_events(struct thp_scan_event *ev, int max);
 
 /*
  * A filter on the thp_scan events: decisions or splits, of one decision
@@ -248,17 +248,17 @@ struct ev_filter {
  * How many events in the trace match @f (-1 if it cannot be read); and in
  * *@seen, if not NULL, how many of the pfns have at least one.
  */
-long match_events(const struct ev_filter *f, size_t *seen);
+long ts_match_events(const struct ev_filter *f, size_t *seen);
 
-long events(const struct ev_filter *f);
+long ts_events(const struct ev_filter *f);
 
-size_t pfns_seen(const struct ev_filter *f);
+size_t ts_pfns_seen(const struct ev_filter *f);
 
 /*
  * Log, for a failed check, the decisions of kthpscand on the folios of
  * @f other than @want: each with its pfn and counts (at most @max).
  */
-void log_other_decisions(const struct ev_filter *f, const char *want, int max);
+void ts_log_other_decisions(const struct ev_filter *f, const char *want, int max);
 
 /*
  * What the @per pages at @p map now, against the folio whose head was
@@ -266,17 +266,17 @@ void log_other_decisions(const struct ev_filter *f, const char *want, int max);
  * present one's pfn and /proc/kpageflags word (see
  * Documentation/admin-guide/mm/pagemap.rst), into the test's output.
  */
-void log_range(const char *p, size_t per, unsigned long head);
+void ts_log_range(const char *p, size_t per, unsigned long head);
 
 /*
  * For each folio of @per pages whose head is among @f's pfns and that
  * has no event matching @f: the thp_scan events on any of its pfns, up
  * to @max of them, into the test's output (what happened to a folio a
  * test waited for in vain); and, if @p is not NULL, what the folio's
- * range maps now (log_range()), the i-th folio's range at @p + i * @stride.
+ * range maps now (ts_log_range()), the i-th folio's range at @p + i * @stride.
  */
-void log_missing_events(const struct ev_filter *f, size_t per, int max,
-			const char *p, size_t stride);
+void ts_log_missing_events(const struct ev_filter *f, size_t per, int max,
+			   const char *p, size_t stride);
 
 /*
  * How many huge_memory:mm_khugepaged_scan_pmd events in the trace ended
@@ -291,16 +291,16 @@ long khugepaged_scans(const char *status, const unsigned long *pfns,
 int kthpscand_pid(void);
 
 /* The state letter of task @pid (R, S, D...), or 0. */
-char task_state(int pid);
+char ts_task_state(int pid);
 
 /* Does auto/state read @want? */
-bool auto_state_is(const char *want);
+bool ts_auto_state_is(const char *want);
 
 /*
  * Thresholds that put "auto" into pressure (or keep it plentiful)
  * whatever memory looks like, sampled every 100 ms; 0 or -errno.
  */
-int force_auto(bool pressure);
+int ts_force_auto(bool pressure);
 
 /* One huge_memory:thp_auto_state line of the trace. */
 struct auto_event {
@@ -311,21 +311,21 @@ struct auto_event {
 };
 
 /* Parse @line; false if it is no thp_auto_state event. */
-bool parse_auto_event(const char *line, struct auto_event *e);
+bool ts_parse_auto_event(const char *line, struct auto_event *e);
 
 /*
  * The states of memcg @memcg (0: the system) in the trace, in order, as
  * "pressure,plentiful,"; with @by non-zero, of its pressure events only
  * those decided by that memcg.  0 or -errno.
  */
-int auto_states(unsigned long long memcg, unsigned long long by,
-		char *out, size_t len);
+int ts_auto_states(unsigned long long memcg, unsigned long long by,
+		   char *out, size_t len);
 
 /* The inode number of the cgroup at @path, as thp_auto_state names it; 0 if none. */
-unsigned long long cgroup_ino(const char *path);
+unsigned long long ts_cgroup_ino(const char *path);
 
 /* How often task @pid went to sleep by itself; -1 if unknown. */
-long voluntary_switches(int pid);
+long ts_voluntary_switches(int pid);
 
 /* How many files thp_auto_thresholds[] names. */
 #define NR_THRESHOLDS 8
@@ -354,7 +354,7 @@ void thp_scan_save_start(void);
  * keeps up to MEMCG_CHARGE_BATCH (64) pages charged in advance, and kernel
  * memory (page tables, slab) is charged too.  Twice the per-CPU stocks.
  */
-long memcg_slack(void);
+long ts_memcg_slack(void);
 
 /* The page size and the PMD THP size (read_pmd_pagesize(), vm_util.h). */
 struct thp_sizes {
@@ -370,23 +370,23 @@ void thp_sizes(struct thp_sizes *z);
  * one whole THP (/proc/kpageflags: a THP's head first, its last page
  * last); -1 if pagemap or kpageflags cannot be read.
  */
-long count_thps(char *p, size_t nr, size_t size);
+long ts_count_thps(char *p, size_t nr, size_t size);
 
 /*
- * @nr PMD THPs with page 7 of each written (one_per_folio()), which
+ * @nr PMD THPs with page 7 of each written (ts_one_per_folio()), which
  * thp_scan judges underused at any underused_zero_pct below 99; NULL if
  * the memory cannot be mapped.
  */
-char *sparse_thps(const struct thp_sizes *z, size_t nr);
+char *ts_sparse_thps(const struct thp_sizes *z, size_t nr);
 
 /*
  * @nr PMD THPs, every page written, with the second half of each
  * unmapped: each partially mapped; NULL if that cannot be done.
  */
-char *half_mapped_thps(const struct thp_sizes *z, size_t nr);
+char *ts_half_mapped_thps(const struct thp_sizes *z, size_t nr);
 
-/* Unmap what half_mapped_thps() left mapped. */
-void unmap_halves(char *p, const struct thp_sizes *z, size_t nr);
+/* Unmap what ts_half_mapped_thps() left mapped. */
+void ts_unmap_halves(char *p, const struct thp_sizes *z, size_t nr);
 
 /* Undo thp_scan_setup() and whatever the test changed. */
 void thp_scan_teardown(void);
@@ -416,18 +416,18 @@ static inline void thp_scan_main(int argc, char **argv)
  * A counter that must exist: field @key of @path ("key value" lines), or
  * all of @path when @key is NULL.  The test fails if it cannot be read.
  */
-static inline long counter(struct __test_metadata *_metadata,
-			   const char *path, const char *key)
+static inline long ts_counter(struct __test_metadata *_metadata,
+			      const char *path, const char *key)
 {
 	char buf[64];
 	long v;
 
 	if (key) {
-		v = keyed(path, key);
+		v = ts_keyed(path, key);
 		if (v < 0)
 			TH_LOG("%s missing in %s", key, path);
 	} else {
-		v = get(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 10);
+		v = ts_get(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 10);
 		if (v < 0)
 			TH_LOG("cannot read %s", path);
 	}
@@ -437,34 +437,34 @@ static inline long counter(struct __test_metadata *_metadata,
 }
 
 /* Counter @key of @path, which must exist: a missing one fails the test. */
-static inline long must_keyed(struct __test_metadata *_metadata,
-			      const char *path, const char *key)
+static inline long ts_must_keyed(struct __test_metadata *_metadata,
+				 const char *path, const char *key)
 {
-	long v = keyed(path, key);
+	long v = ts_keyed(path, key);
 
 	ASSERT_GE(v, 0) TH_LOG("no counter %s in %s", key, path);
 	return v;
 }
 
-static inline long vm_counter(struct __test_metadata *_metadata, const char *key)
+static inline long ts_vm_counter(struct __test_metadata *_metadata, const char *key)
 {
-	return must_keyed(_metadata, "/proc/vmstat", key);
+	return ts_must_keyed(_metadata, "/proc/vmstat", key);
 }
 
 /* Per-size counter @name of @kb-sized THPs, which must exist. */
-static inline long must_stat(struct __test_metadata *_metadata,
-			     unsigned long kb, const char *name)
+static inline long ts_must_stat(struct __test_metadata *_metadata,
+				unsigned long kb, const char *name)
 {
-	long v = size_stat(kb, name);
+	long v = ts_size_stat(kb, name);
 
 	ASSERT_GE(v, 0) TH_LOG("no hugepages-%lukB/stats/%s", kb, name);
 	return v;
 }
 
 /* The number in @path, which must exist. */
-static inline long must_long(struct __test_metadata *_metadata, const char *path)
+static inline long ts_must_long(struct __test_metadata *_metadata, const char *path)
 {
-	long v = get_long(path);
+	long v = ts_get_long(path);
 
 	ASSERT_GE(v, 0) TH_LOG("no number in %s", path);
 	return v;
@@ -496,15 +496,15 @@ static inline void thp_scan_setup(struct __test_metadata *_metadata,
 	s.khugepaged.max_ptes_none = 0;
 	thp_write_settings(&s);
 	if (cg) {
-		ASSERT_EQ(0, put(CG "cgroup.subtree_control", "+memory"));
+		ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 		snprintf(path, sizeof(path), CG "%s", cg);
 		ASSERT_TRUE(!mkdir(path, 0755) || errno == EEXIST);
 		snprintf(path, sizeof(path), CG "%s/cgroup.procs", cg);
 		snprintf(pid, sizeof(pid), "%d", getpid());
-		ASSERT_EQ(0, put(path, pid));
+		ASSERT_EQ(0, ts_put(path, pid));
 	}
-	ASSERT_EQ(0, put(TRACE "events/thp_scan/enable", "1"));
-	ASSERT_EQ(0, clear_trace());
+	ASSERT_EQ(0, ts_put(TRACE "events/thp_scan/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
 }
 
 /*
@@ -516,13 +516,13 @@ static inline void thp_scan_setup(struct __test_metadata *_metadata,
  */
 static inline void wait_kthpscand_idle(struct __test_metadata *_metadata, int pid)
 {
-	long rounds = vm_counter(_metadata, "thp_split_scan_rounds"), now;
+	long rounds = ts_vm_counter(_metadata, "thp_split_scan_rounds"), now;
 	int i, still = 0;
 
 	for (i = 0; i < 25 && still < 2; i++) {
 		usleep(200000);
-		now = vm_counter(_metadata, "thp_split_scan_rounds");
-		still = now == rounds && task_state(pid) == 'S' ? still + 1 : 0;
+		now = ts_vm_counter(_metadata, "thp_split_scan_rounds");
+		still = now == rounds && ts_task_state(pid) == 'S' ? still + 1 : 0;
 		rounds = now;
 	}
 	ASSERT_EQ(2, still) TH_LOG("kthpscand still at work after 5 s");

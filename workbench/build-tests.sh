@@ -85,7 +85,12 @@ mv "$out/tests.list.new" "$out/tests.list"
 for src in "$top"/workbench/guest/*.c; do
 	h=$(basename "$src" .c)
 	echo "$h" >> "$out/helpers.list"
-	if [ ! -x "$out/$h" ] || [ "$src" -nt "$out/$h" ]; then
+	# A helper that includes thp_scan_util.h links it like the tests.
+	if grep -q '^#include "thp_scan_util.h"' "$src"; then
+		if [ ! -x "$out/$h" ] || [ "$src" -nt "$out/$h" ] || [ "$lib/thp_scan_util.o" -nt "$out/$h" ]; then
+			"$cc" "${cflags[@]}" -o "$out/$h" "$src" "${libs[@]}" "$lib/thp_scan_util.o" -lm
+		fi
+	elif [ ! -x "$out/$h" ] || [ "$src" -nt "$out/$h" ]; then
 		"$cc" -static -O2 -Wall -o "$out/$h" "$src"
 	fi
 done

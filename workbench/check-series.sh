@@ -7,8 +7,10 @@
 #   - at every fifth patch and the last: the same with CONFIG_THP_SCAN=n
 #     (configs/nothpscan.config) and the arm64 test kernel;
 #   - scripts/checkpatch.pl --strict on the patch;
-#   - on the C files the patch touches: W=1 and sparse (C=1) on their
-#     objects, scripts/kernel-doc -none on them and on the headers;
+#   - on the C files the patch touches: W=1 and sparse (C=2) on their
+#     objects, the findings the tree before the patch does not have
+#     (compared without line numbers: 6.12 has sparse warnings of its own
+#     in mm/), and scripts/kernel-doc -none on them and on the headers;
 # and, on the last patch: coccicheck on the new C files, and the docs
 # (make htmldocs SPHINXDIRS="mm admin-guide", Debian's sphinx) compared
 # with the pristine tree's: no warning may name a file the series touches.
@@ -51,7 +53,7 @@ rows=()
 # build NAME ARCH CFG: build-kernel.sh on the worktree; the log's
 # compiler warnings are counted.
 build() {
-	local name=$1 arch=$2 cfg=$3 log=$logs/$i-$1.log
+	local name=$1 arch=$2 cfg=$3 log=$logs/$i-${1// /-}.log
 	if BUILD=$cb "$W/build-kernel.sh" "$arch" "$cfg" > "$log" 2>&1; then
 		nw=$(grep -c 'warning:' "$log")
 		res="$name ok"
@@ -63,9 +65,54 @@ build() {
 	built+=("$res")
 }
 
+# findings KIND OBJ...: the W=1 or sparse findings on the objects of the
+# tree as it is, without line and column (so that a finding the patch did
+# not add is recognised wherever the patch moved it), sorted.
+findings() {
+	local kind=$1
+	shift
+	kmake_setup x86_64
+	if [ "$kind" = w1 ]; then
+		# W=1 changes the objects' command line: make compiles them again.
+		kmake "$cb/obj/x86_64-test" W=1 "$@" 2>&1 | grep 'warning:'
+	else
+		# C=2: sparse on them whatever their state.
+		kmake "$cb/obj/x86_64-test" C=2 "$@" 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):'
+	fi | sed -E "s|^$tree/||; s|:[0-9]+:[0-9]+:|:|" | sort
+}
+
+# mm_objs FILE...: the objects of the C files under mm/ among FILEs that
+# the x86_64 test build of the tree as it is has.
+mm_objs() {
+	local f
+	for f in "$@"; do
+		case "$f" in
+		mm/*.c) [ -f "$cb/obj/x86_64-test/${f%.c}.o" ] && echo "${f%.c}.o" ;;
+		esac
+	done
+	return 0
+}
+
+# The pristine tree, built, is where the first patch's findings are
+# compared from; each patch's, from the tree before it.
+git -C "$tree" checkout -q --detach "$base"
+i=0
+built=()
+build "pristine" x86_64 test
+case "${built[0]}" in *FAILED*) echo "check-series: the pristine tree does not build (log: $logs/0-pristine.log)"; exit 1 ;; esac
+
 for ((i = 1; i <= npatch; i++)); do
 	c=${commits[$((i - 1))]}
 	pf=${pfiles[$((i - 1))]}
+	# The objects of the C files under mm/ that the patch changes and the
+	# tree before it builds: their W=1 and sparse findings before.
+	mapfile -t cfiles < <(g diff --name-only --diff-filter=AM "$c~1" "$c" -- 'mm/*.c' 'include/*.h' 'mm/*.h')
+	mapfile -t before < <(mm_objs "${cfiles[@]}")
+	: > "$logs/$i-w1.before" ; : > "$logs/$i-sparse.before"
+	if [ ${#before[@]} -gt 0 ]; then
+		findings w1 "${before[@]}" > "$logs/$i-w1.before"
+		findings sparse "${before[@]}" > "$logs/$i-sparse.before"
+	fi
 	git -C "$tree" checkout -q --detach "$c" || { echo "check-series: cannot check out $c"; exit 1; }
 	built=()
 	kconfig_scan=no
@@ -77,31 +124,25 @@ for ((i = 1; i <= npatch; i++)); do
 		fi
 		build "arm64" arm64 test
 	fi
-	# checkpatch on the patch as sent.
-	cp_out=$(cd "$tree" && scripts/checkpatch.pl --strict -q "$pf" 2>&1)
+	# checkpatch on the patch as sent.  GIT_COMMIT_ID: the pristine tree
+	# has no upstream history to look a Fixes: hash up in (the hashes
+	# were checked against the mailing-list archives).
+	cp_out=$(cd "$tree" && scripts/checkpatch.pl --strict -q --ignore GIT_COMMIT_ID "$pf" 2>&1)
 	cp_tot=$(echo "$cp_out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1\/\2\/\3/p')
 	[ -n "$cp_tot" ] || cp_tot=0/0/0
-	[ "$cp_tot" = 0/0/0 ] || { bad=1; echo "$cp_out" > "$logs/$i-checkpatch.log"; }
-	# The files of the patch: W=1 and sparse on the objects of its C
-	# files under mm/ (the x86_64 test build's objects), kernel-doc on
-	# its C files and headers.
-	mapfile -t cfiles < <(g diff --name-only --diff-filter=AM "$c~1" "$c" -- 'mm/*.c' 'include/*.h' 'mm/*.h')
+	echo "$cp_out" > "$logs/$i-checkpatch.log"
+	[ "$cp_tot" = 0/0/0 ] || bad=1
+	# W=1 and sparse: the findings the patch adds on its objects;
+	# kernel-doc on its C files and headers.
+	mapfile -t objs < <(mm_objs "${cfiles[@]}")
 	wn=0 sp=0 kd=0
-	objs=()
-	for f in "${cfiles[@]}"; do
-		case "$f" in
-		mm/*.c) [ -f "$cb/obj/x86_64-test/${f%.c}.o" ] && objs+=("${f%.c}.o") ;;
-		esac
-	done
 	if [ ${#objs[@]} -gt 0 ]; then
-		# W=1 changes the objects' command line, so make compiles them
-		# again; C=2 runs sparse on them whatever their state.  The next
-		# build compiles them back with its own command line.
-		kmake_setup x86_64
-		kmake "$cb/obj/x86_64-test" W=1 "${objs[@]}" > "$logs/$i-w1.log" 2>&1
-		wn=$(grep -c 'warning:' "$logs/$i-w1.log")
-		kmake "$cb/obj/x86_64-test" C=2 "${objs[@]}" > "$logs/$i-sparse.log" 2>&1
-		sp=$(grep -E -c '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$logs/$i-sparse.log")
+		findings w1 "${objs[@]}" > "$logs/$i-w1.after"
+		findings sparse "${objs[@]}" > "$logs/$i-sparse.after"
+		comm -13 "$logs/$i-w1.before" "$logs/$i-w1.after" > "$logs/$i-w1.new"
+		comm -13 "$logs/$i-sparse.before" "$logs/$i-sparse.after" > "$logs/$i-sparse.new"
+		wn=$(grep -c . "$logs/$i-w1.new")
+		sp=$(grep -c . "$logs/$i-sparse.new")
 	fi
 	klog=$logs/$i-kernel-doc.log
 	: > "$klog"
@@ -155,7 +196,7 @@ fi
 git -C "$tree" checkout -q --detach series
 
 echo
-echo "| patch | subject | builds | checkpatch --strict (errors/warnings/checks) | W=1 warnings | sparse | kernel-doc |"
+echo "| patch | subject | builds | checkpatch --strict (errors/warnings/checks) | new W=1 warnings | new sparse warnings | kernel-doc warnings |"
 echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo

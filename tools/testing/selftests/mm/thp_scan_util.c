@@ -940,6 +940,35 @@ void thp_scan_save_start(void)
 	atexit(thp_scan_at_exit);
 }
 
+int thp_scan_state_to_file(const char *path)
+{
+	struct thp_scan_state s;
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return -errno;
+	thp_scan_state_save(&s);
+	ok = fwrite(&s, sizeof(s), 1, f) == 1;
+	return fclose(f) || !ok ? -EIO : 0;
+}
+
+int thp_scan_state_from_file(const char *path)
+{
+	struct thp_scan_state s;
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return -errno;
+	ok = fread(&s, sizeof(s), 1, f) == 1;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	thp_scan_state_restore(&s);
+	return 0;
+}
+
 long ts_memcg_slack(void)
 {
 	return 2 * 64L * getpagesize() * sysconf(_SC_NPROCESSORS_ONLN);

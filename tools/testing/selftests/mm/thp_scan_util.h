@@ -350,6 +350,15 @@ void thp_scan_reset(void);
 void thp_scan_save_start(void);
 
 /*
+ * The same state in a file, for a process that outlives the programs:
+ * qemu/init (through workbench/guest/thp_state.c) saves it at boot and
+ * puts it back after a program killed at its time limit, whose exit
+ * handler never ran.  0, or -errno.
+ */
+int thp_scan_state_to_file(const char *path);
+int thp_scan_state_from_file(const char *path);
+
+/*
  * How far memory.current may be off what a test's memory costs: each CPU
  * keeps up to MEMCG_CHARGE_BATCH (64) pages charged in advance, and kernel
  * memory (page tables, slab) is charged too.  Twice the per-CPU stocks.

@@ -123,12 +123,13 @@ static int filled_first(size_t pg, void *arg)
 	return pg % f->per < f->nr[pg / f->per];
 }
 
-/* How many decisions of kthpscand named @decision the trace holds. */
-static long decisions(const struct thp_sizes *z, const char *decision, int pid)
+/* How many decisions named @decision by @pid on the PMD THP at @pfn the trace holds. */
+static long decisions_on(const struct thp_sizes *z, const char *decision, int pid,
+			 unsigned long pfn)
 {
 	struct trace_count c;
 
-	ts_count_trace(z->order_pmd, decision, pid, &c);
+	ts_count_trace_pfns(z->order_pmd, decision, pid, &pfn, 1, &c);
 	return c.decisions;
 }
 
@@ -304,7 +305,6 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 	int nr, i, pinned = 0, others = 0;
 	char *p = ts_sparse_thps(&self->z, 1);
 	unsigned long pfn;
-	struct trace_count c;
 	long bad;
 
 	ASSERT_NE(NULL, p);
@@ -314,8 +314,7 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 	ASSERT_NE(0, pfn);
 	ASSERT_EQ(0, splice_page(self->pipe, p, 7, self->z.psz));
 	/* Due in 1 s and again 1 s after each look: twice within 6 s. */
-	EXPECT_TRUE(POLL((ts_count_trace_pfns(self->z.order_pmd, "keep_pinned", self->kpid,
-					      &pfn, 1, &c), c.decisions >= 2), 6));
+	EXPECT_TRUE(POLL(decisions_on(&self->z, "keep_pinned", self->kpid, pfn) >= 2, 6));
 	EXPECT_EQ(failed0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_failed"));
 	EXPECT_EQ(split0, ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused"));
 	EXPECT_TRUE(check_huge_anon(p, 1, self->z.pmd));
@@ -364,7 +363,6 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 	int nr, i, kept = 0, others = 0;
 	char *p = ts_sparse_thps(&self->z, 1), *buf;
 	unsigned long pfn;
-	struct trace_count c;
 	size_t off;
 
 	ASSERT_NE(NULL, p);
@@ -375,8 +373,7 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 	ASSERT_EQ(0, splice_page(self->pipe, p, 7, self->z.psz));
 	ASSERT_EQ(0, munmap(p, self->z.pmd));
 	/* Due in 1 s, and again every second. */
-	EXPECT_TRUE(POLL((ts_count_trace_pfns(self->z.order_pmd, "keep_unmapped", self->kpid,
-					      &pfn, 1, &c), c.decisions > 0), 8));
+	EXPECT_TRUE(POLL(decisions_on(&self->z, "keep_unmapped", self->kpid, pfn) > 0, 8));
 	nr = ts_read_events(ev, MAX_EVENTS);
 	for (i = 0; i < nr && i < MAX_EVENTS; i++) {
 		struct thp_scan_event *e = &ev[i];

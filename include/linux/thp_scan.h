@@ -100,6 +100,13 @@ void thp_scan_shrinker_mark(struct lruvec *lruvec);
 unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none);
 bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 			       unsigned int *nr_freed);
+
+/* Reclaim freed the first subpage of a folio split at swap-out, too. */
+static inline void thp_scan_swapout_freed_first(void)
+{
+	count_vm_event(THP_SPLIT_SCAN_SWAPOUT_FREED);
+}
+
 bool thp_scan_page_zero_filled(struct page *page);
 void thp_scan_collapse_skipped(unsigned int order);
 #else
@@ -173,6 +180,10 @@ static inline bool thp_scan_split_on_swapout(struct folio *folio,
 {
 	*nr_freed = 0;
 	return false;
+}
+
+static inline void thp_scan_swapout_freed_first(void)
+{
 }
 
 static inline void thp_scan_collapse_skipped(unsigned int order)

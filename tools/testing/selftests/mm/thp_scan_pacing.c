@@ -14,6 +14,15 @@
  * scan judges underused after 462 subpages at the default
  * underused_zero_pct; the walk before the split finds one mapping, a PMD;
  * the split costs 512: 978 each.  The minimum age is 0: every one is due.
+ *
+ * kthpscand's rounds and budget are the system's, not the test's: another
+ * task's large folio would take part of a round.  So the setting is
+ * exclusive: the THP policy is "madvise" ("auto" only while under
+ * pressure, when it acts as "defer"), the test's THPs are madvised, and
+ * no other task in the guest madvises; no other large folio is made, and
+ * the system-wide counters are the test's.  The trace checks that too:
+ * the subpages scanned by the decisions on the test's own pfns add up to
+ * what thp_split_scan_pages_scanned counted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +40,7 @@
 
 #define CG_NAME "thp_scan_pacing"
 #define DAY_MS "86400000"
+#define MAX_THPS 12
 
 FIXTURE(pacing) {
 	struct thp_sizes z;
@@ -39,6 +49,7 @@ FIXTURE(pacing) {
 	long scanned;		/* the subpages its zero scan looks at */
 	char *p;
 	size_t nr;
+	unsigned long heads[MAX_THPS];	/* their pfns, before any split */
 };
 
 FIXTURE_SETUP(pacing)
@@ -64,20 +75,24 @@ FIXTURE_TEARDOWN(pacing)
  * subpages a round; kthpscand is @kpid.
  */
 static char *queue_sparse(struct __test_metadata *_metadata,
-			  const struct thp_sizes *z, int kpid, size_t nr, long budget)
+			  const struct thp_sizes *z, int kpid, size_t nr, long budget,
+			  unsigned long *heads)
 {
 	char buf[32], *p;
 
 	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
+	ASSERT_EQ(0, ts_put(THP "enabled", "madvise"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", DAY_MS));
 	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	snprintf(buf, sizeof(buf), "%ld", budget);
 	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", buf));
 	wait_kthpscand_idle(_metadata, kpid);
-	p = ts_sparse_thps(z, nr);
+	p = ts_advised_sparse_thps(z, nr);
 	EXPECT_NE(NULL, p);
-	if (p)
+	if (p) {
 		EXPECT_TRUE(check_huge_anon(p, nr, z->pmd));
+		EXPECT_EQ(0, ts_head_pfns(p, nr, z->per, z->psz, heads));
+	}
 	return p;
 }
 
@@ -103,6 +118,23 @@ static long one_round(struct __test_metadata *_metadata, const struct thp_sizes 
 }
 
 /*
+ * The subpages that kthpscand's decisions on the test's THPs scanned, by
+ * the trace; -1 if it cannot be read.
+ */
+static long own_scanned(const unsigned long *heads, size_t nr, int kpid)
+{
+	struct thp_scan_event *ev = NULL;
+	long n, i, sum = 0;
+
+	n = thp_scan_events(&ev);
+	for (i = 0; i < n; i++)
+		if (!ev[i].split && ev[i].pid == kpid && ts_pfn_in(ev[i].pfn, heads, nr))
+			sum += ev[i].scanned;
+	free(ev);
+	return n < 0 ? -1 : sum;
+}
+
+/*
  * pages_to_scan decides how many THPs a round takes: twice the cost of
  * one, two; 1, one (a round takes at least one folio).  scan_sleep_
  * millisecs decides when the next round comes: at a day, none for as
@@ -116,12 +148,14 @@ TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 120)
 	struct trace_count c;
 
 	self->nr = 6;
-	self->p = queue_sparse(_metadata, &self->z, self->kpid, self->nr, 2 * self->cost);
+	self->p = queue_sparse(_metadata, &self->z, self->kpid, self->nr, 2 * self->cost,
+			       self->heads);
 	ASSERT_NE(NULL, self->p);
 	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");
 	EXPECT_EQ(2, one_round(_metadata, &self->z, self->kpid, "enabled", "1"));
 	EXPECT_EQ(2 * self->scanned,
 		  ts_vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
+	EXPECT_EQ(2 * self->scanned, own_scanned(self->heads, self->nr, self->kpid));
 
 	/* Four THPs due, the sleep a day: no round comes by itself. */
 	rounds = ts_vm_counter(_metadata, "thp_split_scan_rounds");
@@ -144,32 +178,41 @@ TEST_F_TIMEOUT(pacing, pages_to_scan_and_sleep, 120)
 	EXPECT_GE(ts_vm_counter(_metadata, "thp_split_scan_rounds") - rounds, 2);
 	EXPECT_EQ(6 * self->scanned,
 		  ts_vm_counter(_metadata, "thp_split_scan_pages_scanned") - pages0);
+	EXPECT_EQ(6 * self->scanned, own_scanned(self->heads, self->nr, self->kpid));
 	ts_count_trace(self->z.order_pmd, "split_underused", self->kpid, &c);
 	EXPECT_EQ(6, c.splits);
 	bad = ts_check_pages(self->p, 6 * self->z.per, self->z.psz, ts_one_per_folio, &self->z.per);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
 }
 
-/* Put "auto" into pressure or not, whatever memory looks like. */
+/*
+ * Put "auto" into pressure, whatever memory looks like; or leave it for
+ * "madvise", which ends the pressure ("auto" while plentiful acts as
+ * "always": every task's faults could make THPs).
+ */
 static void set_auto(struct __test_metadata *_metadata, bool pressure)
 {
-	ASSERT_EQ(0, ts_force_auto(pressure));
-	ASSERT_EQ(0, ts_put(THP "enabled", "auto"));
-	/* Sampled every 100 ms: 3 s for TCG. */
+	if (pressure) {
+		ASSERT_EQ(0, ts_force_auto(true));
+		ASSERT_EQ(0, ts_put(THP "enabled", "auto"));
+	} else {
+		ASSERT_EQ(0, ts_put(THP "enabled", "madvise"));
+	}
+	/* Sampled every 100 ms, and at once on a policy change: 3 s for TCG. */
 	ASSERT_TRUE(POLL(ts_auto_state_is(pressure ? "pressure" : "plentiful"), 3));
 }
 
 /*
  * Under "auto" pressure a round may spend four times pages_to_scan: at
- * twice the cost of a THP, eight THPs; once memory is plentiful again,
- * two.
+ * twice the cost of a THP, eight THPs; once the pressure is over, two.
  */
 TEST_F_TIMEOUT(pacing, budget_under_pressure, 120)
 {
 	long split0, bad;
 
 	self->nr = 12;
-	self->p = queue_sparse(_metadata, &self->z, self->kpid, self->nr, 2 * self->cost);
+	self->p = queue_sparse(_metadata, &self->z, self->kpid, self->nr, 2 * self->cost,
+			       self->heads);
 	ASSERT_NE(NULL, self->p);
 	set_auto(_metadata, true);
 	split0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_underused");

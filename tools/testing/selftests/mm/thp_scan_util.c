@@ -1009,14 +1009,26 @@ long ts_count_thps(char *p, size_t nr, size_t size)
 	return n;
 }
 
-char *ts_sparse_thps(const struct thp_sizes *z, size_t nr)
+static char *sparse_thps(const struct thp_sizes *z, size_t nr, bool advise)
 {
 	char *p = ts_map_aligned(nr * z->pmd, z->pmd);
 	size_t i;
 
+	if (p && advise && madvise(p, nr * z->pmd, MADV_HUGEPAGE))
+		return NULL;
 	for (i = 0; p && i < nr; i++)
 		ts_fill_page(p, i * z->per + 7, z->psz);
 	return p;
+}
+
+char *ts_sparse_thps(const struct thp_sizes *z, size_t nr)
+{
+	return sparse_thps(z, nr, false);
+}
+
+char *ts_advised_sparse_thps(const struct thp_sizes *z, size_t nr)
+{
+	return sparse_thps(z, nr, true);
 }
 
 char *ts_half_mapped_thps(const struct thp_sizes *z, size_t nr)

@@ -389,6 +389,14 @@ long ts_count_thps(char *p, size_t nr, size_t size);
 char *ts_sparse_thps(const struct thp_sizes *z, size_t nr);
 
 /*
+ * The same, madvised MADV_HUGEPAGE before the first write: with the THP
+ * policy at "madvise" (or "defer", or "auto" under pressure) the test's
+ * own are then the only THPs faulted in, since no other task in the guest
+ * madvises.
+ */
+char *ts_advised_sparse_thps(const struct thp_sizes *z, size_t nr);
+
+/*
  * @nr PMD THPs, every page written, with the second half of each
  * unmapped: each partially mapped; NULL if that cannot be done.
  */

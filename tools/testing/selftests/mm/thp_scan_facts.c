@@ -21,6 +21,7 @@
  * test dies, and the program restores it once more when it exits, after
  * a test that the harness killed at its timeout, teardown and all.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -421,6 +422,29 @@ static long migration_splits(void)
 	return sum;
 }
 
+/*
+ * The splits of large folios of every size (each size's stats/split), or
+ * -1 if one cannot be read.
+ */
+static long all_sizes_split(void)
+{
+	DIR *d = opendir(THP);
+	struct dirent *de;
+	unsigned long kb;
+	long sum = 0, v;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) && sum >= 0) {
+		if (sscanf(de->d_name, "hugepages-%lukB", &kb) != 1)
+			continue;
+		v = ts_size_stat(kb, "split");
+		sum = v < 0 ? -1 : sum + v;
+	}
+	closedir(d);
+	return sum;
+}
+
 /* How many splits thp_scan made of folios at @pfns, by the trace. */
 static long thp_scan_splits(const unsigned long *pfns, size_t n)
 {
@@ -445,14 +469,16 @@ static long thp_scan_splits(const unsigned long *pfns, size_t n)
  * Compaction itself splits some: 6.12's migrate_pages() splits a large
  * folio when compaction_alloc() has no free block of its order for it
  * (more often here than in a less fragmented memory).  Those splits are
- * counted from the migrate:mm_migrate_pages tracepoint and reported; the
- * test checks that they are every split there was, and that thp_scan
- * split none of the mTHPs.
+ * counted from the migrate:mm_migrate_pages tracepoint (every size, every
+ * task) and reported; the test checks that they are every split of a
+ * large folio of any size there was, that the test's mTHPs no longer
+ * whole are exactly the 64K splits (only the test's madvised mappings
+ * can have 64K folios), and that thp_scan split none of the mTHPs.
  */
 TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 {
 	const size_t per = 16, nr = 128, len = nr * per * self->psz;
-	long split0, sd0, sp0, pm0, np0, mig0, frag_len, mig_split, whole;
+	long split0, all0, sd0, sp0, pm0, np0, mig0, frag_len, mig_split, whole;
 	unsigned long *before, *after, *moved, *all;
 	size_t i, n_moved = 0, pg, step;
 	char *p, *frag;
@@ -487,6 +513,8 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, before));
 
 	split0 = STAT(M64_KB, "split");
+	all0 = all_sizes_split();
+	ASSERT_LE(0, all0);
 	sd0 = STAT(M64_KB, "split_deferred");
 	sp0 = STAT(M64_KB, "thp_split_scan_partial");
 	pm0 = STAT(M64_KB, "nr_anon_partially_mapped");
@@ -517,8 +545,9 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 	memcpy(all, before, nr * sizeof(*all));
 	memcpy(all + nr, after, nr * sizeof(*all));
 	EXPECT_EQ(0, thp_scan_splits(all, 2 * nr));
-	/* Every split of a 64K folio there was: migrate_pages()'. */
-	EXPECT_EQ(STAT(M64_KB, "split") - split0, migration_splits());
+	/* Every split there was is migrate_pages()', and of the test's mTHPs. */
+	EXPECT_EQ(all_sizes_split() - all0, migration_splits());
+	EXPECT_EQ(nr - whole, STAT(M64_KB, "split") - split0);
 	EXPECT_EQ(sp0, STAT(M64_KB, "thp_split_scan_partial"));
 	/* Never flagged, so nothing to refute or count. */
 	EXPECT_EQ(sd0, STAT(M64_KB, "split_deferred"));

@@ -83,6 +83,9 @@ while read -r kind arg rest; do
 		# A patch of patches/ as it is: its header is the commit message.
 		[ -f "$top/patches/$arg" ] || die "plan: no patches/$arg"
 		g am -q --keep-cr "$top/patches/$arg" || die "patches/$arg does not apply to $base with git am"
+		# A quilt header has no Date:, and git am then takes the
+		# time of day, whatever GIT_AUTHOR_DATE says.
+		g commit -q --amend --no-edit --date="$GIT_AUTHOR_DATE"
 		;;
 	group)
 		# group NAME INCLUDE [EXCLUDE|- [FILE REGEX|- -]] [peel=DIFF]:

@@ -404,6 +404,50 @@ static void thp_scan_test_decide_stock(struct kunit *test)
 }
 
 /*
+ * The split at swap-out decides by its mode: "never" keeps a folio and
+ * "always" splits it, neither with a probe; "underused" splits what the
+ * zero scan finds underused and keeps what it finds used, and keeps a
+ * folio with a hardware-poisoned subpage without a zero scan, as
+ * kthpscand does (the flag only, CONFIG_MEMORY_FAILURE: nothing reads the
+ * page).  The folio is mapped nowhere, so no walk either.
+ */
+static void thp_scan_test_swapout_decide(struct kunit *test)
+{
+	static const struct thp_scan_probes probes = {
+		.zero_scan = thp_scan_test_zero_fake,
+		.rmap_walk = thp_scan_test_walk_fake,
+	};
+	struct folio *folio = thp_scan_test_folio(test, 2);
+	struct thp_scan_walk w = { };
+	struct thp_scan_verdict v;
+	enum thp_scan_decision d;
+
+	thp_scan_test_zero_calls = 0;
+	thp_scan_test_walk_calls = 0;
+	thp_scan_test_zero_answer = true;
+	d = thp_scan_swapout_decide(THP_SCAN_SWAPOUT_NEVER, folio, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_KEEP_SKIPPED, d);
+	d = thp_scan_swapout_decide(THP_SCAN_SWAPOUT_ALWAYS, folio, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_SPLIT_UNDERUSED, d);
+	KUNIT_EXPECT_EQ(test, 0u, thp_scan_test_zero_calls);
+	d = thp_scan_swapout_decide(THP_SCAN_SWAPOUT_UNDERUSED, folio, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_SPLIT_UNDERUSED, d);
+	thp_scan_test_zero_answer = false;
+	d = thp_scan_swapout_decide(THP_SCAN_SWAPOUT_UNDERUSED, folio, &probes, &w, &v);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_KEEP_USED, d);
+	KUNIT_EXPECT_EQ(test, 2u, thp_scan_test_zero_calls);
+
+	thp_scan_test_zero_answer = true;
+	folio_set_has_hwpoisoned(folio);
+	d = thp_scan_swapout_decide(THP_SCAN_SWAPOUT_UNDERUSED, folio, &probes, &w, &v);
+	folio_clear_has_hwpoisoned(folio);
+	KUNIT_EXPECT_EQ(test, THP_SCAN_KEEP_SKIPPED, d);
+	KUNIT_EXPECT_EQ(test, 2u, thp_scan_test_zero_calls);
+	KUNIT_EXPECT_EQ(test, 0u, thp_scan_test_walk_calls);
+	KUNIT_EXPECT_FALSE(test, v.walked);
+}
+
+/*
  * The split order from a bitmap of mapped subpages: the largest order at
  * which every aligned block is mapped whole or not at all.
  */
@@ -996,6 +1040,7 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_underused_zero_pct_store),
 	KUNIT_CASE(thp_scan_test_decide),
 	KUNIT_CASE(thp_scan_test_decide_stock),
+	KUNIT_CASE(thp_scan_test_swapout_decide),
 	KUNIT_CASE(thp_scan_test_split_order),
 	KUNIT_CASE(thp_scan_test_walk_order),
 	KUNIT_CASE(thp_scan_test_walk_age),

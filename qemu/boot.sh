@@ -7,7 +7,8 @@
 #                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
 #                [--timeout SECONDS] [--test-timeout SECONDS] [--mem MiB]
 #                [--smp N] [--numa N] [--icount SPEC] [--mte] [--name NAME]
-#                [--quiet] [--rounds N] [--qemu-arg ARG]...
+#                [--quiet] [--rounds N] [--neighbour "SHELL COMMAND"]
+#                [--qemu-arg ARG]...
 #
 # Writes build/logs/NAME/{console.log,results.log,summary.txt} (NAME is
 # ARCH-CFG unless given) and exits 0 only if the guest finished, every
@@ -30,6 +31,12 @@
 # flake-hunt); qemu/flakes.py then prints, for each program, its runs,
 # failures and first failure line instead of results.py's counts.
 #
+# --neighbour CMD runs CMD (a program and its arguments: init exec's it)
+# in the background from before the first program to after the last
+# (make flake-hunt FLAKE_NEIGHBOUR=1 runs /tests/thp_neighbour, another
+# task's large folios): a test that reads only what belongs to it passes
+# all the same.
+#
 # --qemu-arg ARG passes ARG to QEMU as it is (bench/insn_profile.py: a
 # monitor socket, -singlestep, the log file).
 #
@@ -48,7 +55,7 @@ build=${BUILD:-$top/build}
 
 arch=x86_64 cfg=test kernel= tests=all cmd= append= timeout=900 test_timeout= mem=1024 smp=2
 numa=2
-name= quiet=0 files=() icount=() mte=0 rounds= qargs=()
+name= quiet=0 files=() icount=() mte=0 rounds= qargs=() neighbour=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift ;;
@@ -67,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--mte) mte=1 ;;
 	--qemu-arg) qargs+=("$2"); shift ;;
 	--rounds) rounds=$2; shift ;;
+	--neighbour) neighbour=("NEIGHBOUR=$2"); shift ;;
 	--name) name=$2; shift ;;
 	--quiet) quiet=1 ;;
 	*) echo "boot: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -139,8 +147,8 @@ margin=$((timeout / 10))
 deadline=$((timeout - margin))
 [ "$deadline" -ge 30 ] || deadline=30
 test_timeout=${test_timeout:-$deadline}
-DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) TEST_TIMEOUT=$test_timeout ROUNDS=${rounds:-1} \
-	"$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
+env "${neighbour[@]}" DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) \
+	TEST_TIMEOUT=$test_timeout ROUNDS=${rounds:-1} "$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
 
 [ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, $numa NUMA node(s)," \
 	"timeout ${timeout}s (deadline ${deadline}s, ${test_timeout}s per program)${icount[1]:+, -icount ${icount[1]}}, append: $append"

@@ -9,7 +9,8 @@
 # epoch, after which no program starts; the guest reads the host's time
 # from its RTC) and DEADLINE (the same in seconds of uptime, for a guest
 # without an RTC); 0: none.  ROUNDS: how many times the programs run
-# (default 1).
+# (default 1).  NEIGHBOUR: a shell command that init runs in the
+# background while the programs run (default: none).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -50,6 +51,7 @@ echo "${TEST_TIMEOUT:-600}" > "$stage/etc/thp-scan/test-timeout"
 echo "${DEADLINE:-0}" > "$stage/etc/thp-scan/deadline"
 echo "${DEADLINE_EPOCH:-0}" > "$stage/etc/thp-scan/deadline-epoch"
 echo "${ROUNDS:-1}" > "$stage/etc/thp-scan/rounds"
+[ -z "${NEIGHBOUR:-}" ] || echo "$NEIGHBOUR" > "$stage/etc/thp-scan/neighbour"
 
 for spec in "$@"; do
 	src=${spec%%:*}

@@ -9,6 +9,10 @@
 #   FLAKE_N=20                                          rounds per boot
 #   FLAKE_CONFIGS="x86_64:test arm64:test x86_64:debug"  the kernels
 #   FLAKE_PROGRAMS="thp_scan_split ..."                  default: all of them
+#   FLAKE_NEIGHBOUR=1                                    workbench/guest/
+#       thp_neighbour runs beside the programs: another task's sparse and
+#       partially mapped THPs, which a test that reads only its own pfns,
+#       memcg and pids is not confused by (logs: flake-ARCH-CFG-neighbour)
 #
 # Each program has the time limit of the test command (450 s, debug
 # kernel 900 s); the boot has ROUND_LIMIT seconds per round (test kernels
@@ -29,7 +33,10 @@ bad=0 tables=()
 "$W/tree.sh" || exit 1
 for c in $configs; do
 	arch=${c%%:*} cfg=${c#*:}
-	name=flake-$arch-$cfg
+	name=flake-$arch-$cfg nb=()
+	if [ "${FLAKE_NEIGHBOUR:-0}" = 1 ]; then
+		name=$name-neighbour nb=(--neighbour /tests/thp_neighbour)
+	fi
 	step "building the $arch-$cfg kernel (log: build/logs/build-$arch-$cfg.log)"
 	if ! "$W/build-kernel.sh" "$arch" "$cfg" > "$build/logs/build-$arch-$cfg.log" 2>&1; then
 		tail -n 20 "$build/logs/build-$arch-$cfg.log"
@@ -50,7 +57,7 @@ for c in $configs; do
 	timeout=$((n * per + 120))
 	step "booting $arch-$cfg: $nprogs programs, $n rounds (limit ${timeout} s; log: build/logs/$name/)"
 	"$top/qemu/boot.sh" --arch "$arch" --cfg "$cfg" --name "$name" --tests "$progs" \
-		--rounds "$n" --timeout "$timeout" --test-timeout "$limit" --quiet \
+		--rounds "$n" --timeout "$timeout" --test-timeout "$limit" --quiet "${nb[@]}" \
 		> "$build/logs/$name.out" 2>&1
 	rc=$?
 	cat "$build/logs/$name.out"

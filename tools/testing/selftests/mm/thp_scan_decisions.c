@@ -433,6 +433,8 @@ TEST_F_TIMEOUT(decide, collapse_judged, 120)
 	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "3000"));
 	p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
+	/* Not madvised yet (ts_map_aligned() madvises, see the setup). */
+	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_NOHUGEPAGE));
 	for (i = 0; i < nr * per; i++)
 		ts_fill_page(p, i, self->z.psz);
 	ASSERT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));

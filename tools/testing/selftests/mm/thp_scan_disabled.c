@@ -138,7 +138,8 @@ static char *stock_shrink(struct __test_metadata *_metadata,
 	/* New folios wait a jiffy before the shrinker takes them. */
 	usleep(100000);
 	EXPECT_EQ(0, shrink());
-	ts_count_trace(self->z.order_pmd, want, me, &c);
+	/* The shrinker judges every task's queued THPs: only ours count. */
+	ts_count_trace_pfns(self->z.order_pmd, want, me, heads, nr, &c);
 	EXPECT_EQ(nr, c.decisions) TH_LOG("%s", want);
 	EXPECT_EQ(0, c.zero);
 	EXPECT_EQ(0, c.scanned);
@@ -170,7 +171,7 @@ TEST_F_TIMEOUT(off, shrinker_judges_as_stock, 120)
 
 	/* 64K mTHPs, page 7 of each written: not queued. */
 	snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled", mkb);
-	ASSERT_EQ(0, ts_put(path, "always"));
+	ASSERT_EQ(0, ts_put(path, "madvise"));
 	m = ts_map_aligned(nr * mkb * 1024, self->z.pmd);
 	ASSERT_NE(NULL, m);
 	for (i = 0; i < nr; i++)
@@ -296,6 +297,7 @@ TEST_F_TIMEOUT(off, khugepaged_limit_lifted, 120)
 	struct thp_settings s;
 	char *p;
 	long bad;
+	size_t i;
 
 	thp_read_settings(&s);
 	s.thp_enabled = THP_MADVISE;
@@ -304,9 +306,15 @@ TEST_F_TIMEOUT(off, khugepaged_limit_lifted, 120)
 	s.khugepaged.alloc_sleep_millisecs = 100;
 	s.khugepaged.pages_to_scan = per * 8;
 	thp_write_settings(&s);
-	/* No THP at fault: the policy is madvise and the range not madvised yet. */
-	p = ts_sparse_thps(&self->z, nr);
+	/*
+	 * No THP at fault: the policy is madvise and the range not madvised
+	 * yet (ts_map_aligned() madvises, see the setup: undone first).
+	 */
+	p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
 	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_NOHUGEPAGE));
+	for (i = 0; i < nr; i++)
+		ts_fill_page(p, i * per + 7, self->z.psz);
 	ASSERT_EQ(0, ts_smaps_kb(p, "AnonHugePages:"));
 	ASSERT_EQ(0, madvise(p, nr * self->z.pmd, MADV_HUGEPAGE));
 	/* khugepaged every 100 ms, the whole range at a time: 10 s for TCG. */

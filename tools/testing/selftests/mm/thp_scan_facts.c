@@ -21,7 +21,6 @@
  * test dies, and the program restores it once more when it exits, after
  * a test that the harness killed at its timeout, teardown and all.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -183,8 +182,10 @@ static void set_sizes(struct _test_data_facts *self, bool pmd, bool m64)
 
 /*
  * What every test starts with: thp_scan's defaults but for a minimum age
- * of @min_age ms, the THP sizes, this process in a memcg of its own, and
- * the thp_scan events traced into an empty buffer.
+ * of @min_age ms, the THP sizes (in the test's madvised mappings only,
+ * once other tasks' large folios are gone: ts_exclusive_thps()), this
+ * process in a memcg of its own, and the thp_scan events traced into an
+ * empty buffer.
  */
 static void prepare(struct __test_metadata *_metadata,
 		    struct _test_data_facts *self, bool pmd, bool m64,
@@ -192,6 +193,7 @@ static void prepare(struct __test_metadata *_metadata,
 {
 	char path[128], pid[16];
 	unsigned int i;
+	long left;
 
 	if (m64) {
 		snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", M64_KB);
@@ -199,6 +201,10 @@ static void prepare(struct __test_metadata *_metadata,
 		ASSERT_EQ(M64_KB << 10, self->psz << self->order_64k);
 	}
 	set_sizes(self, pmd, m64);
+	left = ts_exclusive_thps();
+	ASSERT_LE(0, left);
+	if (left)
+		TH_LOG("%ld large anon folios of other tasks still there", left);
 	for (i = 0; i < NR_FACT_KNOBS; i++) {
 		const char *knob = fact_knobs[i];
 
@@ -422,29 +428,6 @@ static long migration_splits(void)
 	return sum;
 }
 
-/*
- * The splits of large folios of every size (each size's stats/split), or
- * -1 if one cannot be read.
- */
-static long all_sizes_split(void)
-{
-	DIR *d = opendir(THP);
-	struct dirent *de;
-	unsigned long kb;
-	long sum = 0, v;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d)) && sum >= 0) {
-		if (sscanf(de->d_name, "hugepages-%lukB", &kb) != 1)
-			continue;
-		v = ts_size_stat(kb, "split");
-		sum = v < 0 ? -1 : sum + v;
-	}
-	closedir(d);
-	return sum;
-}
-
 /* How many splits thp_scan made of folios at @pfns, by the trace. */
 static long thp_scan_splits(const unsigned long *pfns, size_t n)
 {
@@ -513,7 +496,7 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 	ASSERT_EQ(0, ts_head_pfns(p, nr, per, self->psz, before));
 
 	split0 = STAT(M64_KB, "split");
-	all0 = all_sizes_split();
+	all0 = ts_all_sizes_stat("split");
 	ASSERT_LE(0, all0);
 	sd0 = STAT(M64_KB, "split_deferred");
 	sp0 = STAT(M64_KB, "thp_split_scan_partial");
@@ -546,7 +529,7 @@ TEST_F_TIMEOUT(facts, compaction_keeps_dense_mthps, 500)
 	memcpy(all + nr, after, nr * sizeof(*all));
 	EXPECT_EQ(0, thp_scan_splits(all, 2 * nr));
 	/* Every split there was is migrate_pages()', and of the test's mTHPs. */
-	EXPECT_EQ(all_sizes_split() - all0, migration_splits());
+	EXPECT_EQ(ts_all_sizes_stat("split") - all0, migration_splits());
 	EXPECT_EQ(nr - whole, STAT(M64_KB, "split") - split0);
 	EXPECT_EQ(sp0, STAT(M64_KB, "thp_split_scan_partial"));
 	/* Never flagged, so nothing to refute or count. */

@@ -17,10 +17,11 @@
  *
  * kthpscand's rounds and budget are the system's, not the test's: another
  * task's large folio would take part of a round.  So the setting is
- * exclusive: the THP policy is "madvise" ("auto" only while under
- * pressure, when it acts as "defer"), the test's THPs are madvised, and
- * no other task in the guest madvises; no other large folio is made, and
- * the system-wide counters are the test's.  The trace checks that too:
+ * exclusive (ts_exclusive_thps()): the THP policy is "madvise" ("auto"
+ * only while under pressure, when it acts as "defer"), the test's THPs
+ * are madvised, no other task in the guest madvises, and the test starts
+ * once no other large folio is left; the system-wide counters are then
+ * the test's.  The trace checks that too:
  * the subpages scanned by the decisions on the test's own pfns add up to
  * what thp_split_scan_pages_scanned counted.
  */
@@ -81,13 +82,13 @@ static char *queue_sparse(struct __test_metadata *_metadata,
 	char buf[32], *p;
 
 	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
-	ASSERT_EQ(0, ts_put(THP "enabled", "madvise"));
+	ASSERT_EQ(0, ts_exclusive_thps()) TH_LOG("large folios of other tasks");
 	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", DAY_MS));
 	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	snprintf(buf, sizeof(buf), "%ld", budget);
 	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", buf));
 	wait_kthpscand_idle(_metadata, kpid);
-	p = ts_advised_sparse_thps(z, nr);
+	p = ts_sparse_thps(z, nr);
 	EXPECT_NE(NULL, p);
 	if (p) {
 		EXPECT_TRUE(check_huge_anon(p, nr, z->pmd));

@@ -815,9 +815,13 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	/*
 	 * And system-wide, no THP left behind by a worker (nr_anon of each
 	 * size, which must exist): at most as many as before (kthpscand
-	 * may have split some of this process's own).
+	 * may have split some of this process's own), once no other task
+	 * can make new ones and those another task held are gone
+	 * (ts_exclusive_thps(): a worker's leaked folio is not freed by
+	 * waiting).
 	 */
 	thp_scan_reset();
+	ASSERT_LE(0, ts_exclusive_thps());
 	EXPECT_TRUE(POLL(nr_anon_kb(_metadata, &self->z) <= anon0, 20))
 		TH_LOG("anon THPs: %ld kB, %ld kB before", nr_anon_kb(_metadata, &self->z), anon0);
 	kmemleak_check(_metadata);

@@ -142,6 +142,9 @@ long ts_smaps_kb(void *addr, const char *key)
 	return v;
 }
 
+/* ts_exclusive_thps(): the test's mappings are madvised. */
+static bool advise_mappings;
+
 char *ts_map_aligned(size_t len, size_t align)
 {
 	char *raw = mmap(NULL, len + 2 * align, PROT_NONE,
@@ -153,7 +156,47 @@ char *ts_map_aligned(size_t len, size_t align)
 	p = (char *)(((uintptr_t)raw + align) & ~(align - 1));
 	if (mprotect(p, len, PROT_READ | PROT_WRITE))
 		return NULL;
+	if (advise_mappings && madvise(p, len, MADV_HUGEPAGE))
+		return NULL;
 	return p;
+}
+
+long ts_all_sizes_stat(const char *name)
+{
+	DIR *d = opendir(THP);
+	struct dirent *de;
+	unsigned long kb;
+	long sum = 0, v;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) && sum >= 0) {
+		char path[sizeof(THP) + 256 + 64];
+
+		if (sscanf(de->d_name, "hugepages-%lukB", &kb) != 1)
+			continue;
+		/* Not every size has every stat (order 1 is the page cache's). */
+		snprintf(path, sizeof(path), THP "%s/stats/%s", de->d_name, name);
+		if (access(path, F_OK))
+			continue;
+		v = ts_get_long(path);
+		sum = v < 0 ? -1 : sum + v;
+	}
+	closedir(d);
+	return sum;
+}
+
+long ts_exclusive_thps(void)
+{
+	double start = ts_mono_s();
+	long n;
+
+	if (ts_put(THP "enabled", "madvise"))
+		return -1;
+	advise_mappings = true;
+	while ((n = ts_all_sizes_stat("nr_anon")) > 0 && ts_mono_s() - start < 3)
+		usleep(100000);
+	return n;
 }
 
 bool ts_is_zero(const char *p, size_t len)
@@ -1009,26 +1052,14 @@ long ts_count_thps(char *p, size_t nr, size_t size)
 	return n;
 }
 
-static char *sparse_thps(const struct thp_sizes *z, size_t nr, bool advise)
+char *ts_sparse_thps(const struct thp_sizes *z, size_t nr)
 {
 	char *p = ts_map_aligned(nr * z->pmd, z->pmd);
 	size_t i;
 
-	if (p && advise && madvise(p, nr * z->pmd, MADV_HUGEPAGE))
-		return NULL;
 	for (i = 0; p && i < nr; i++)
 		ts_fill_page(p, i * z->per + 7, z->psz);
 	return p;
-}
-
-char *ts_sparse_thps(const struct thp_sizes *z, size_t nr)
-{
-	return sparse_thps(z, nr, false);
-}
-
-char *ts_advised_sparse_thps(const struct thp_sizes *z, size_t nr)
-{
-	return sparse_thps(z, nr, true);
 }
 
 char *ts_half_mapped_thps(const struct thp_sizes *z, size_t nr)

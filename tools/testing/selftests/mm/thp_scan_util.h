@@ -99,9 +99,28 @@ long ts_smaps_kb(void *addr, const char *key);
 /*
  * Map @len bytes of anonymous memory aligned to @align; NULL on failure.
  * The mapping has PROT_NONE space on both sides, so that it never merges
- * with another: smaps then speaks of it alone.
+ * with another: smaps then speaks of it alone.  After ts_exclusive_thps()
+ * it is madvised MADV_HUGEPAGE.
  */
 char *ts_map_aligned(size_t len, size_t align);
+
+/*
+ * The sum of stats/@name over every THP size that has it (e.g. nr_anon:
+ * how many anon large folios there are), or -1 if one cannot be read.
+ */
+long ts_all_sizes_stat(const char *name);
+
+/*
+ * Make the test's THPs the only ones, where it reads figures that are
+ * the system's (kthpscand's rounds and budget, the shrinker's queue,
+ * per-size counters): the THP policy becomes "madvise" and every
+ * mapping of ts_map_aligned() is madvised MADV_HUGEPAGE (no other task
+ * in the guest madvises, so none gets a THP at fault), then wait up to
+ * 3 s for the large folios of other tasks to be freed.  Returns how many
+ * large anon folios are left (0 when the setting is exclusive; another
+ * task's long-lived ones stay), or -1 if the knobs cannot be used.
+ */
+long ts_exclusive_thps(void);
 
 /* Is every byte of @len at @p zero? */
 bool ts_is_zero(const char *p, size_t len);
@@ -389,14 +408,6 @@ long ts_count_thps(char *p, size_t nr, size_t size);
 char *ts_sparse_thps(const struct thp_sizes *z, size_t nr);
 
 /*
- * The same, madvised MADV_HUGEPAGE before the first write: with the THP
- * policy at "madvise" (or "defer", or "auto" under pressure) the test's
- * own are then the only THPs faulted in, since no other task in the guest
- * madvises.
- */
-char *ts_advised_sparse_thps(const struct thp_sizes *z, size_t nr);
-
-/*
  * @nr PMD THPs, every page written, with the second half of each
  * unmapped: each partially mapped; NULL if that cannot be done.
  */
@@ -489,15 +500,18 @@ static inline long ts_must_long(struct __test_metadata *_metadata, const char *p
 
 /*
  * The setup most thp_scan tests share, after the state reset: PMD THPs
- * at fault and no other size, khugepaged collapsing nothing behind the
- * test's back (max_ptes_none 0), the test's task in the memcg CG @cg
- * (none if NULL), and the thp_scan events traced into an empty buffer.
+ * at fault and no other size, in the test's mappings only
+ * (ts_exclusive_thps(): the policy "madvise", the mappings madvised),
+ * khugepaged collapsing nothing behind the test's back (max_ptes_none 0),
+ * the test's task in the memcg CG @cg (none if NULL), and the thp_scan
+ * events traced into an empty buffer.
  */
 static inline void thp_scan_setup(struct __test_metadata *_metadata,
 				  struct thp_sizes *z, const char *cg)
 {
 	struct thp_settings s;
 	char path[128], pid[16];
+	long left;
 	int i;
 
 	thp_scan_reset();
@@ -506,12 +520,16 @@ static inline void thp_scan_setup(struct __test_metadata *_metadata,
 	thp_sizes(z);
 	ASSERT_NE(0, z->pmd);
 	thp_read_settings(&s);
-	s.thp_enabled = THP_ALWAYS;
+	s.thp_enabled = THP_MADVISE;
 	for (i = 0; i < NR_ORDERS; i++)
 		s.hugepages[i].enabled = THP_NEVER;
 	s.hugepages[z->order_pmd].enabled = THP_INHERIT;
 	s.khugepaged.max_ptes_none = 0;
 	thp_write_settings(&s);
+	left = ts_exclusive_thps();
+	ASSERT_LE(0, left);
+	if (left)
+		TH_LOG("%ld large anon folios of other tasks still there", left);
 	if (cg) {
 		ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
 		snprintf(path, sizeof(path), CG "%s", cg);

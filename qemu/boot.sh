@@ -147,7 +147,7 @@ margin=$((timeout / 10))
 deadline=$((timeout - margin))
 [ "$deadline" -ge 30 ] || deadline=30
 test_timeout=${test_timeout:-$deadline}
-env "${neighbour[@]}" DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) \
+env -u NEIGHBOUR "${neighbour[@]}" DEADLINE=$deadline DEADLINE_EPOCH=$(($(date +%s) + deadline)) \
 	TEST_TIMEOUT=$test_timeout ROUNDS=${rounds:-1} "$top/qemu/mkinitramfs.sh" "$arch" "$initrd" "$tests" "$cmdfile" "${files[@]}"
 
 [ "$quiet" = 1 ] || echo "boot: $name: $kernel, -m $mem -smp $smp, $numa NUMA node(s)," \

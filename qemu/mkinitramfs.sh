@@ -51,7 +51,7 @@ echo "${TEST_TIMEOUT:-600}" > "$stage/etc/thp-scan/test-timeout"
 echo "${DEADLINE:-0}" > "$stage/etc/thp-scan/deadline"
 echo "${DEADLINE_EPOCH:-0}" > "$stage/etc/thp-scan/deadline-epoch"
 echo "${ROUNDS:-1}" > "$stage/etc/thp-scan/rounds"
-[ -z "${NEIGHBOUR:-}" ] || echo "$NEIGHBOUR" > "$stage/etc/thp-scan/neighbour"
+[ -z "${NEIGHBOUR:-}" ] || printf '%s\n' "$NEIGHBOUR" > "$stage/etc/thp-scan/neighbour"
 
 for spec in "$@"; do
 	src=${spec%%:*}

@@ -335,16 +335,19 @@ TEST_F_TIMEOUT(decide, keep_pinned_referenced, 120)
 	EXPECT_GE(pinned, 2);
 	/* No split tried on it, so none failed: no split event. */
 	EXPECT_EQ(0, others) TH_LOG("events on the THP other than keep_pinned");
+	EXPECT_EQ(0, ts_events(&splits)) TH_LOG("a split tried");
 
 	close(self->pipe[0]);
 	close(self->pipe[1]);
 	self->pipe[0] = -1;
 	/*
 	 * Due again within 1 s: split as underused, once, and the split
-	 * worked (a failed one would have ret != 0).  The per-size counter
-	 * moved with it; other THPs may move it too, hence at least.
+	 * worked (a failed one would have ret != 0).  The split event comes
+	 * after the split, the decision's before it: wait for the split's.
+	 * The per-size counter moved with it; other THPs may move it too,
+	 * hence at least.
 	 */
-	EXPECT_TRUE(POLL(decisions_on(&self->z, "split_underused", self->kpid, pfn) >= 1, 6));
+	EXPECT_TRUE(POLL(ts_events(&splits) >= 1, 6));
 	EXPECT_EQ(1, decisions_on(&self->z, "split_underused", self->kpid, pfn));
 	EXPECT_EQ(1, ts_events(&splits));
 	splits.ok = true;
@@ -366,6 +369,7 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 {
 	int nr, i, kept = 0, others = 0;
 	char *p = ts_sparse_thps(&self->z, 1), *buf;
+	struct ev_filter splits = { .split = true, .n = 1, .pid = self->kpid };
 	unsigned long pfn;
 	size_t off;
 
@@ -393,6 +397,8 @@ TEST_F_TIMEOUT(decide, keep_unmapped, 120)
 	EXPECT_GE(kept, 1);
 	/* Neither split nor tried: no split event, whatever its ret. */
 	EXPECT_EQ(0, others) TH_LOG("events on the THP other than keep_unmapped");
+	splits.pfns = &pfn;
+	EXPECT_EQ(0, ts_events(&splits)) TH_LOG("a split tried");
 	buf = malloc(self->z.psz);
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ((ssize_t)self->z.psz, read(self->pipe[0], buf, self->z.psz));

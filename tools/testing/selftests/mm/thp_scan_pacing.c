@@ -81,6 +81,7 @@ static char *queue_sparse(struct __test_metadata *_metadata,
 {
 	char buf[32], *p;
 
+	ASSERT_GE(MAX_THPS, nr);
 	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));
 	ASSERT_EQ(0, ts_exclusive_thps()) TH_LOG("large folios of other tasks");
 	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", DAY_MS));

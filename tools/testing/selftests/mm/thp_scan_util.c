@@ -154,10 +154,11 @@ char *ts_map_aligned(size_t len, size_t align)
 	if (raw == MAP_FAILED)
 		return NULL;
 	p = (char *)(((uintptr_t)raw + align) & ~(align - 1));
-	if (mprotect(p, len, PROT_READ | PROT_WRITE))
+	if (mprotect(p, len, PROT_READ | PROT_WRITE) ||
+	    (advise_mappings && madvise(p, len, MADV_HUGEPAGE))) {
+		munmap(raw, len + 2 * align);
 		return NULL;
-	if (advise_mappings && madvise(p, len, MADV_HUGEPAGE))
-		return NULL;
+	}
 	return p;
 }
 
@@ -186,17 +187,42 @@ long ts_all_sizes_stat(const char *name)
 	return sum;
 }
 
-long ts_exclusive_thps(void)
+/* Wait up to 3 s for every anon large folio to be freed; how many are left. */
+static long wait_large_anon_gone(void)
 {
 	double start = ts_mono_s();
 	long n;
 
-	if (ts_put(THP "enabled", "madvise"))
-		return -1;
-	advise_mappings = true;
 	while ((n = ts_all_sizes_stat("nr_anon")) > 0 && ts_mono_s() - start < 3)
 		usleep(100000);
 	return n;
+}
+
+long ts_exclusive_thps(void)
+{
+	if (ts_put(THP "enabled", "madvise"))
+		return -1;
+	advise_mappings = true;
+	return wait_large_anon_gone();
+}
+
+long ts_quiet_thps(void)
+{
+	char was[128], *lb, *rb;
+	long n;
+
+	/* "always [madvise] never ...": the one in brackets. */
+	if (ts_get(THP "enabled", was, sizeof(was)))
+		return -1;
+	lb = strchr(was, '[');
+	rb = lb ? strchr(lb, ']') : NULL;
+	if (!rb)
+		return -1;
+	*rb = 0;
+	if (ts_put(THP "enabled", "madvise"))
+		return -1;
+	n = wait_large_anon_gone();
+	return ts_put(THP "enabled", lb + 1) ? -1 : n;
 }
 
 bool ts_is_zero(const char *p, size_t len)

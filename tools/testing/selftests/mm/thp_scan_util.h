@@ -116,11 +116,22 @@ long ts_all_sizes_stat(const char *name);
  * per-size counters): the THP policy becomes "madvise" and every
  * mapping of ts_map_aligned() is madvised MADV_HUGEPAGE (no other task
  * in the guest madvises, so none gets a THP at fault), then wait up to
- * 3 s for the large folios of other tasks to be freed.  Returns how many
+ * 3 s for the large folios of other tasks to be freed.  A size the test
+ * then sets to "always" gives other tasks its THPs again: such a test
+ * reads only its own pfns.  Madvised mappings also fault with direct
+ * compaction (defrag "madvise"), and khugepaged registers their mm at
+ * once.  Returns how many
  * large anon folios are left (0 when the setting is exclusive; another
  * task's long-lived ones stay), or -1 if the knobs cannot be used.
  */
 long ts_exclusive_thps(void);
+
+/*
+ * The same wait, with the policy "madvise" only meanwhile and put back
+ * after, and the mappings as they were: for a baseline that must not
+ * count other tasks' large folios.
+ */
+long ts_quiet_thps(void);
 
 /* Is every byte of @len at @p zero? */
 bool ts_is_zero(const char *p, size_t len);

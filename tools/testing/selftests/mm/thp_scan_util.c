@@ -208,21 +208,15 @@ long ts_exclusive_thps(void)
 
 long ts_quiet_thps(void)
 {
-	char was[128], *lb, *rb;
+	struct thp_settings was;
 	long n;
 
-	/* "always [madvise] never ...": the one in brackets. */
-	if (ts_get(THP "enabled", was, sizeof(was)))
-		return -1;
-	lb = strchr(was, '[');
-	rb = lb ? strchr(lb, ']') : NULL;
-	if (!rb)
-		return -1;
-	*rb = 0;
+	thp_read_settings(&was);
 	if (ts_put(THP "enabled", "madvise"))
 		return -1;
 	n = wait_large_anon_gone();
-	return ts_put(THP "enabled", lb + 1) ? -1 : n;
+	thp_write_settings(&was);
+	return n;
 }
 
 bool ts_is_zero(const char *p, size_t len)

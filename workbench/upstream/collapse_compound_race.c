@@ -26,6 +26,12 @@
  * small pages faulted the same way (a quicker iteration under TCG).
  * -C writes /proc/sys/vm/compact_memory after the build, so that the
  * THP the collapse allocates is there without compaction (a control).
+ * -D N writes 2 to /proc/sys/vm/drop_caches after every N sources made
+ * partially mapped: drop_slab() runs every shrinker, the deferred split
+ * shrinker among them, which splits the partially mapped THPs on its
+ * queue, as reclaim would under memory pressure.  On a kernel without
+ * thp_scan (or with it off) this is the state thp_scan's splits make
+ * without pressure.
  * -t enables the huge_memory tracepoints of the collapse and thp_scan's
  * decision and split events (when the kernel has them), compaction's and
  * migration's, and prints the trace of the first -T iterations whose
@@ -76,6 +82,7 @@ static unsigned long pmd_size, nr_ptes;
 static unsigned long max_iters = 20, nr_src, delay_ms, retries = 1;
 static unsigned long max_dumps = 2;
 static int settings = 1, tracing, verbose, compact_first;
+static unsigned long shrink_every;
 static int pagemap_fd = -1, kpageflags_fd = -1;
 
 /* counters */
@@ -486,6 +493,8 @@ static char *construct(unsigned long *splits)
 			   BASE_ADDR - (i + 1) * page_size);
 		if (p == MAP_FAILED)
 			die("mremap+alloc: %s", strerror(errno));
+		if (thp && shrink_every && (i + 1) % shrink_every == 0)
+			write_file("/proc/sys/vm/drop_caches", "2", 0);
 	}
 	munmap(BASE_ADDR, pmd_size);
 	fill(p, 0, nr_ptes);
@@ -584,7 +593,8 @@ static void one_iteration(void)
 static void usage(const char *p)
 {
 	fprintf(stderr, "usage: %s [-n iters] [-k thp_sources] [-d max_delay_ms] "
-		"[-r eagain_retries] [-S 0|1 (the test's THP settings)] [-C] [-t] "
+		"[-r eagain_retries] [-S 0|1 (the test's THP settings)] [-C] "
+		"[-D shrink_every_n_sources] [-t] "
 		"[-T trace_dumps] [-v]\n", p);
 	exit(2);
 }
@@ -601,7 +611,7 @@ int main(int argc, char **argv)
 	pmd_size = page_size * (page_size / 8);	/* one page of PTEs */
 	nr_ptes = pmd_size / page_size;
 	nr_src = nr_ptes;
-	while ((opt = getopt(argc, argv, "n:k:d:r:S:CtT:v")) != -1) {
+	while ((opt = getopt(argc, argv, "n:k:d:r:S:CD:tT:v")) != -1) {
 		switch (opt) {
 		case 'n':
 			max_iters = strtoul(optarg, NULL, 0);
@@ -620,6 +630,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			compact_first = 1;
+			break;
+		case 'D':
+			shrink_every = strtoul(optarg, NULL, 0);
 			break;
 		case 't':
 			tracing = 1;
@@ -641,9 +654,10 @@ int main(int argc, char **argv)
 	read_file(THP_DIR "thp_scan/enabled", thp_scan, sizeof(thp_scan));
 	printf("repro: kernel %s %s, cpus %ld, iters %lu, sources %lu of %lu, "
 	       "delay 0-%lu ms, retries %lu, settings %d, compact first %d, "
-	       "tracing %d, thp_scan/enabled %s\n", u.release, u.version,
+	       "shrink every %lu, tracing %d, thp_scan/enabled %s\n",
+	       u.release, u.version,
 	       sysconf(_SC_NPROCESSORS_ONLN), max_iters, nr_src, nr_ptes,
-	       delay_ms, retries, settings, compact_first, tracing,
+	       delay_ms, retries, settings, compact_first, shrink_every, tracing,
 	       thp_scan[0] ? thp_scan : "(none)");
 
 	pagemap_fd = open("/proc/self/pagemap", O_RDONLY);

@@ -493,7 +493,9 @@ static char *construct(unsigned long *splits)
 			   BASE_ADDR - (i + 1) * page_size);
 		if (p == MAP_FAILED)
 			die("mremap+alloc: %s", strerror(errno));
-		if (thp && shrink_every && (i + 1) % shrink_every == 0)
+		/* Counted in sources: the first is PTE nr_ptes - nr_src. */
+		if (thp && shrink_every &&
+		    (i - (nr_ptes - nr_src) + 1) % shrink_every == 0)
 			write_file("/proc/sys/vm/drop_caches", "2", 0);
 	}
 	munmap(BASE_ADDR, pmd_size);

@@ -70,6 +70,30 @@ static void thp_scan_set_enabled(bool on)
  */
 static unsigned int thp_scan_underused_zero_pct __read_mostly = 90;
 
+/*
+ * Keep the dense parts (split_keep_dense): a folio split as underused,
+ * or for the zero-filled runs it can give back, is split to the mTHP
+ * order that keeps the most of its data in folios that are themselves
+ * dense, of the sizes the admin allows; only the rest goes down to base
+ * pages, whose zero-filled ones are freed.  0: every split of a folio
+ * that is mapped whole is to base pages, as in 6.12.
+ */
+static unsigned int thp_scan_keep_dense __read_mostly = 1;
+
+/*
+ * A folio that is not underused is split around its dense parts when
+ * that frees at least this percentage of it (100: only an underused
+ * folio is split).
+ */
+static unsigned int thp_scan_dense_min_free_pct __read_mostly = 50;
+
+/*
+ * A block kept as a folio by split_keep_dense is dense: at most one in
+ * 2^THP_SCAN_DENSE_ZERO_SHIFT of its subpages is zero-filled.  What a
+ * split keeps is then never more than 8/7 of what it holds.
+ */
+#define THP_SCAN_DENSE_ZERO_SHIFT	3
+
 /* Subpages kthpscand may look at per round: the zero scan's budget. */
 static unsigned int thp_scan_pages_to_scan __read_mostly = 8192;
 
@@ -223,6 +247,32 @@ static bool thp_scan_zero_scan(struct folio *folio, unsigned int max_zero,
 	return underused;
 }
 
+/*
+ * Map the zero-filled subpages of @folio into @zero, unless fewer than
+ * @need (at least 1) of them can be: the scan stops as soon as so many
+ * subpages are filled that the rest cannot make up @need, and returns
+ * false.  *@scanned and *@nr_zero as for thp_scan_zero_scan().
+ */
+static bool thp_scan_zero_map(struct folio *folio, unsigned int need,
+			      unsigned long *zero, unsigned int *scanned,
+			      unsigned int *nr_zero)
+{
+	unsigned int nr = folio_nr_pages(folio), n = 0, i;
+
+	bitmap_zero(zero, nr);
+	for (i = 0; i < nr; i++) {
+		if (thp_scan_page_zero_filled(folio_page(folio, i))) {
+			__set_bit(i, zero);
+			n++;
+		} else if (n + nr - i - 1 < need) {
+			break;
+		}
+	}
+	*scanned = min(i + 1, nr);
+	*nr_zero = n;
+	return n >= need;
+}
+
 /* How many subpages of @folio are mapped (all of them when PMD-mapped). */
 static unsigned int thp_scan_mapped(struct folio *folio)
 {
@@ -260,6 +310,9 @@ struct thp_scan_facts {
 	bool swapcache;		/* in the swap cache: split to order 0 only */
 	bool judge;		/* may be judged underused */
 	unsigned int max_zero;	/* the most zero subpages of a used folio */
+	unsigned long dense_orders; /* split_keep_dense: orders kept (0: off) */
+	unsigned int min_free;	/* subpages a split of a used folio must free */
+	unsigned long *zero;	/* room for the zero map, with dense_orders */
 };
 
 /* What the rmap walk found: the truth about the folio's mappings. */
@@ -269,6 +322,7 @@ struct thp_scan_walk {
 	unsigned int nr_vmas;	/* the mappings it visited */
 	unsigned int nr_entries; /* the page table entries it found */
 	bool mlocked;		/* a split would map no zero subpage away */
+	unsigned long orders;	/* of the orders asked, those every VMA allows */
 };
 
 /*
@@ -279,6 +333,9 @@ struct thp_scan_probes {
 	bool (*zero_scan)(struct folio *folio, unsigned int max_zero,
 			  unsigned int *scanned, unsigned int *nr_zero);
 	int (*rmap_walk)(struct folio *folio, struct thp_scan_walk *w);
+	bool (*zero_map)(struct folio *folio, unsigned int need,
+			 unsigned long *zero, unsigned int *scanned,
+			 unsigned int *nr_zero);
 };
 
 /* A decision, what it cost, and for a split the order to split to. */
@@ -326,6 +383,115 @@ static unsigned int thp_scan_split_order(const unsigned long *mapped,
 	return 0;
 }
 
+/* The zero-filled subpages of @zero in [@start, @start + @len). */
+static unsigned int thp_scan_zero_in(const unsigned long *zero,
+				     unsigned int start, unsigned int len)
+{
+	unsigned int end = start + len, n = 0, i;
+
+	for (i = find_next_bit(zero, end, start); i < end;
+	     i = find_next_bit(zero, end, i + 1))
+		n++;
+	return n;
+}
+
+/* May the block of 2^@k subpages at @start stay a folio (is it dense)? */
+static bool thp_scan_block_dense(const unsigned long *zero, unsigned int start,
+				 unsigned int k)
+{
+	return thp_scan_zero_in(zero, start, 1U << k) <=
+	       (1U << k) >> THP_SCAN_DENSE_ZERO_SHIFT;
+}
+
+/*
+ * The order to split a folio of @order, whose zero-filled subpages are
+ * @zero, to so as to keep its dense parts: of @orders below @order (from
+ * THP_SCAN_MIN_ORDER), the one at which the dense blocks hold the most
+ * filled subpages, the larger on a tie.  Its other blocks are then split
+ * to base pages (thp_scan_split_sparse()), and *@freed is set to the
+ * zero-filled subpages that frees.  0, with *@freed 0, when no order
+ * keeps a filled subpage in a dense block.
+ */
+static unsigned int thp_scan_dense_order(const unsigned long *zero,
+					 unsigned int order,
+					 unsigned long orders,
+					 unsigned int *freed)
+{
+	unsigned int nr = 1U << order, best = 0, best_kept = 0, k, i;
+
+	*freed = 0;
+	for (k = order - 1; k >= THP_SCAN_MIN_ORDER && k < order; k--) {
+		unsigned int step = 1U << k, kept = 0, fr = 0;
+
+		if (!(orders & BIT(k)))
+			continue;
+		for (i = 0; i < nr; i += step) {
+			unsigned int z = thp_scan_zero_in(zero, i, step);
+
+			if (z <= step >> THP_SCAN_DENSE_ZERO_SHIFT)
+				kept += step - z;
+			else
+				fr += z;
+		}
+		if (kept > best_kept) {
+			best = k;
+			best_kept = kept;
+			*freed = fr;
+		}
+	}
+	return best;
+}
+
+/*
+ * The decision with split_keep_dense, on a folio mapped whole, not
+ * mlocked, that may be judged: map its zero-filled subpages; split it if
+ * it is underused (to the order that keeps its dense parts, else to base
+ * pages), or if keeping its dense parts frees at least f->min_free
+ * subpages; else keep it.  Before a split, the rmap walk checks for
+ * mlocked mappings and says which orders every mapping allows.
+ */
+static void thp_scan_decide_dense(const struct thp_scan_facts *f,
+				  struct folio *folio,
+				  const struct thp_scan_probes *probes,
+				  struct thp_scan_walk *w,
+				  struct thp_scan_verdict *v)
+{
+	unsigned int need = min(f->max_zero + 1, f->min_free), freed, k;
+	bool underused;
+
+	if (!probes->zero_map(folio, need, f->zero, &v->scanned, &v->zero)) {
+		v->d = THP_SCAN_KEEP_USED;
+		return;
+	}
+	underused = v->zero > f->max_zero;
+	k = thp_scan_dense_order(f->zero, f->order, f->dense_orders, &freed);
+	if (!underused && (!k || freed < f->min_free)) {
+		v->d = THP_SCAN_KEEP_USED;
+		return;
+	}
+	v->walked = true;
+	w->orders = f->dense_orders;
+	if (probes->rmap_walk(folio, w)) {
+		v->d = THP_SCAN_KEEP_BUSY;
+		return;
+	}
+	if (w->mlocked) {
+		v->d = THP_SCAN_KEEP_MLOCKED;
+		return;
+	}
+	if (w->orders != f->dense_orders)
+		k = thp_scan_dense_order(f->zero, f->order, w->orders, &freed);
+	if (underused) {
+		v->d = THP_SCAN_SPLIT_UNDERUSED;
+		v->new_order = k;
+	} else if (k && freed >= f->min_free) {
+		v->d = THP_SCAN_SPLIT_ZERO_RUNS;
+		v->new_order = k;
+	} else {
+		v->d = THP_SCAN_KEEP_USED;
+	}
+}
+
 /*
  * Decide on a folio from @f, calling the probes on @folio only when their
  * answer can change the decision; @w receives what the rmap walk found.
@@ -335,7 +501,9 @@ static unsigned int thp_scan_split_order(const unsigned long *mapped,
  * the rmap walk: a flag the walk refutes is dropped, and a confirmed one
  * gives the order to split to.  Then underuse: never for an mlocked folio,
  * whose split maps no zero subpage away; the zero scan; and for an
- * underused folio the walk again, for mlocked mappings.
+ * underused folio the walk again, for mlocked mappings.  With
+ * split_keep_dense, the zero scan maps the zero-filled subpages instead,
+ * for thp_scan_decide_dense().
  */
 static void thp_scan_decide(const struct thp_scan_facts *f, struct folio *folio,
 			    const struct thp_scan_probes *probes,
@@ -392,6 +560,10 @@ static void thp_scan_decide(const struct thp_scan_facts *f, struct folio *folio,
 		v->d = THP_SCAN_KEEP_MLOCKED;
 		return;
 	}
+	if (f->dense_orders) {
+		thp_scan_decide_dense(f, folio, probes, w, v);
+		return;
+	}
 	if (!probes->zero_scan(folio, f->max_zero, &v->scanned, &v->zero)) {
 		v->d = THP_SCAN_KEEP_USED;
 		return;
@@ -417,6 +589,11 @@ static bool thp_scan_rmap_one(struct folio *folio, struct vm_area_struct *vma,
 	/* try_to_map_unused_to_zeropage() leaves these subpages mapped. */
 	if ((vma->vm_flags & VM_LOCKED) || mm_forbids_zeropage(vma->vm_mm))
 		w->mlocked = true;
+	/* The sizes split_keep_dense may keep: what this VMA allows. */
+	if (w->orders)
+		w->orders = thp_vma_allowable_orders(vma, vma->vm_flags,
+						     TVA_ENFORCE_SYSFS,
+						     w->orders);
 	while (page_vma_mapped_walk(&pvmw)) {
 		unsigned long pfn;
 		pte_t pte;
@@ -1040,6 +1217,7 @@ static void thp_scan_count_verdict(unsigned int order,
 	switch (v->d) {
 	case THP_SCAN_SPLIT_PARTIAL:
 	case THP_SCAN_SPLIT_UNDERUSED:
+	case THP_SCAN_SPLIT_ZERO_RUNS:
 		if (ret) {
 			thp_scan_count(order, THP_SPLIT_SCAN_FAILED,
 				       MTHP_STAT_SPLIT_SCAN_FAILED);
@@ -1050,6 +1228,9 @@ static void thp_scan_count_verdict(unsigned int order,
 				thp_scan_count(v->new_order,
 					       THP_SPLIT_SCAN_TO_MTHP,
 					       MTHP_STAT_SPLIT_SCAN_TO_MTHP);
+		} else if (v->d == THP_SCAN_SPLIT_ZERO_RUNS) {
+			thp_scan_count(order, THP_SPLIT_SCAN_ZERO_RUNS,
+				       MTHP_STAT_SPLIT_SCAN_ZERO_RUNS);
 		} else {
 			thp_scan_count(order, THP_SPLIT_SCAN_UNDERUSED,
 				       MTHP_STAT_SPLIT_SCAN_UNDERUSED);
@@ -1097,6 +1278,88 @@ static void thp_scan_put_back(struct folio *folio, enum thp_scan_decision d,
 }
 
 /*
+ * The facts split_keep_dense needs on the folio of @f, and room for its
+ * zero map: the orders below the folio's that the admin allows (any size
+ * policy but "never"; the VMAs are asked later, by the rmap walk).  None
+ * for a folio in the swap cache, which 6.12 splits to order 0 only, nor
+ * when thp_scan is off, or there is no memory for the map: the folio is
+ * then judged as without split_keep_dense; and none for a folio that is
+ * not zero-scanned at all, which needs no map.
+ */
+static void thp_scan_dense_facts(struct thp_scan_facts *f)
+{
+	unsigned int nr = 1U << f->order;
+	unsigned long orders;
+
+	if (f->stock || f->swapcache || !READ_ONCE(thp_scan_keep_dense) ||
+	    f->order <= THP_SCAN_MIN_ORDER)
+		return;
+	/* What thp_scan_decide() settles before any zero scan. */
+	if (!f->mapped || f->pinned || f->flagged || f->looks_partial ||
+	    !f->judge || f->mlocked)
+		return;
+	orders = READ_ONCE(thp_anon_allowed[THP_ANON_OTHER_MADV]) &
+		 (BIT(f->order) - 1) & ~(BIT(THP_SCAN_MIN_ORDER) - 1);
+	if (!orders)
+		return;
+	/* The shrinker calls us in reclaim: no reclaim of our own. */
+	f->zero = bitmap_alloc(nr, GFP_NOWAIT | __GFP_NOWARN);
+	if (!f->zero)
+		return;
+	f->dense_orders = orders;
+	f->min_free = max(1U, DIV_ROUND_UP(nr *
+			  READ_ONCE(thp_scan_dense_min_free_pct), 100));
+}
+
+/*
+ * @folio, of @order at @pfn, locked and with our reference, was just split
+ * to order @k to keep its dense parts (@d the reason, @zero its zero map):
+ * split its blocks that are not dense to base pages as well, so that
+ * their zero-filled subpages are freed.  The blocks but the first are
+ * found by pfn, and left alone unless each is still an anon folio of
+ * order @k there and its lock is free.  Counts the dense blocks kept.
+ */
+static void thp_scan_split_sparse(struct folio *folio, unsigned long pfn,
+				  unsigned int order, unsigned int k,
+				  const unsigned long *zero,
+				  enum thp_scan_decision d)
+{
+	unsigned int nr = 1U << order, step = 1U << k, kept = 0, i;
+
+	for (i = 0; i < nr; i += step) {
+		struct page *page = pfn_to_page(pfn + i);
+		struct folio *piece = folio;
+		int ret;
+
+		if (thp_scan_block_dense(zero, i, k)) {
+			kept++;
+			continue;
+		}
+		if (i) {
+			piece = page_folio(page);
+			if (!folio_try_get(piece))
+				continue;
+			if (page_folio(page) != piece || &piece->page != page ||
+			    !folio_test_anon(piece) || folio_order(piece) != k ||
+			    !folio_trylock(piece)) {
+				folio_put(piece);
+				continue;
+			}
+		}
+		ret = split_huge_page_to_list_to_order(page, NULL, 0);
+		trace_thp_scan_split(pfn + i, k, 0, d, ret);
+		if (i) {
+			folio_unlock(piece);
+			folio_put(piece);
+		}
+	}
+	if (kept) {
+		count_vm_event(THP_SPLIT_SCAN_DENSE);
+		mod_mthp_stat(k, MTHP_STAT_SPLIT_SCAN_DENSE_KEPT, kept);
+	}
+}
+
+/*
  * Decide on @folio, which we hold locked and with a reference, taken
  * from its partial queue (@from_queue) or found on the LRU; split it if
  * so decided, put it back where it belongs if not, and unlock it and
@@ -1126,6 +1389,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 	static const struct thp_scan_probes probes = {
 		.zero_scan = thp_scan_zero_scan,
 		.rmap_walk = thp_scan_rmap_walk,
+		.zero_map = thp_scan_zero_map,
 	}, stock_probes = {
 		.zero_scan = thp_scan_stock_underused,
 	};
@@ -1133,6 +1397,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 	struct thp_scan_verdict v;
 	int ret = -EAGAIN;
 
+	thp_scan_dense_facts(&f);
 	thp_scan_decide(&f, folio, stock ? &stock_probes : &probes, &w, &v);
 	trace_thp_scan_decision(pfn, order, v.zero, v.scanned,
 				v.walked ? w.nr_mapped : thp_scan_mapped(folio),
@@ -1144,7 +1409,8 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 	r->nr_folios--;
 	bitmap_free(w.mapped);
 
-	if (v.d == THP_SCAN_SPLIT_PARTIAL || v.d == THP_SCAN_SPLIT_UNDERUSED) {
+	if (v.d == THP_SCAN_SPLIT_PARTIAL || v.d == THP_SCAN_SPLIT_UNDERUSED ||
+	    v.d == THP_SCAN_SPLIT_ZERO_RUNS) {
 		ret = split_huge_page_to_list_to_order(&folio->page, NULL,
 						       v.new_order);
 		trace_thp_scan_split(pfn, order, v.new_order, v.d, ret);
@@ -1152,7 +1418,11 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 		r->budget -= nr;
 		if (!ret)
 			r->split++;
+		if (!ret && v.new_order && v.d != THP_SCAN_SPLIT_PARTIAL)
+			thp_scan_split_sparse(folio, pfn, order, v.new_order,
+					      f.zero, v.d);
 	}
+	bitmap_free(f.zero);
 	thp_scan_count_verdict(order, &v, ret);
 	/* A split to a large order has stamped the new folios itself. */
 	if (ret)
@@ -1948,6 +2218,9 @@ THP_SCAN_UINT_ATTR(scan_sleep_millisecs, thp_scan_sleep_millisecs, 0,
 THP_SCAN_UINT_ATTR(min_age_millisecs, thp_scan_min_age_millisecs, 0,
 		   THP_SCAN_MILLISECS_MAX);
 THP_SCAN_UINT_ATTR(collapse_max_new_pct, thp_scan_collapse_max_new_pct, 0, 100);
+THP_SCAN_UINT_ATTR(split_keep_dense, thp_scan_keep_dense, 0, 1);
+THP_SCAN_UINT_ATTR(split_dense_min_free_pct, thp_scan_dense_min_free_pct, 1,
+		   100);
 
 /*
  * The limit khugepaged really uses for an anonymous PMD range, in the
@@ -1990,6 +2263,8 @@ static struct attribute *thp_scan_attrs[] = {
 	&min_age_millisecs_attr.attr.attr,
 	&collapse_max_new_pct_attr.attr.attr,
 	&collapse_max_ptes_none_attr.attr,
+	&split_keep_dense_attr.attr.attr,
+	&split_dense_min_free_pct_attr.attr.attr,
 	&split_on_swapout_attr.attr,
 	&cpu_time_ms_attr.attr,
 	NULL,

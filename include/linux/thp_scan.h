@@ -27,6 +27,7 @@ enum thp_scan_decision {
 	THP_SCAN_KEEP_BUSY,		/* rmap walk contended: later */
 	THP_SCAN_KEEP_MLOCKED,		/* mlocked: a split would free nothing */
 	THP_SCAN_KEEP_PINNED,		/* pinned: a split would fail */
+	THP_SCAN_SPLIT_ZERO_RUNS,	/* used, zero-filled runs: split them off */
 };
 
 /*

@@ -256,11 +256,14 @@ static unsigned int thp_scan_test_map_from, thp_scan_test_map_to;
 static bool thp_scan_test_walk_mlocked, thp_scan_test_walk_busy;
 static DECLARE_BITMAP(thp_scan_test_bitmap, 512);
 
+static unsigned long thp_scan_test_walk_orders = ~0UL;
+
 static int thp_scan_test_walk_fake(struct folio *folio, struct thp_scan_walk *w)
 {
 	thp_scan_test_walk_calls++;
 	if (thp_scan_test_walk_busy)
 		return -EBUSY;
+	w->orders &= thp_scan_test_walk_orders;
 	w->mapped = thp_scan_test_bitmap;
 	bitmap_zero(w->mapped, 512);
 	bitmap_set(w->mapped, thp_scan_test_map_from,
@@ -477,6 +480,200 @@ static void thp_scan_test_split_order(struct kunit *test)
 	bitmap_set(thp_scan_test_bitmap, 64, 64);
 	bitmap_set(thp_scan_test_bitmap, 256, 64);
 	KUNIT_EXPECT_EQ(test, 6u, thp_scan_split_order(thp_scan_test_bitmap, 9));
+}
+
+/* Mark subpages [@from, @to) of @zero zero-filled. */
+static void thp_scan_test_zero_range(unsigned long *zero, unsigned int from,
+				     unsigned int to)
+{
+	bitmap_set(zero, from, to - from);
+}
+
+/*
+ * The order that keeps the dense parts: the one whose dense blocks (at
+ * most one zero subpage in 8) hold the most data, the larger on a tie,
+ * only of the orders given, and none when the data is spread too thin;
+ * with what the split would free.
+ */
+static void thp_scan_test_dense_order(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		unsigned int order;
+		unsigned int zero[2][2];	/* zero-filled ranges */
+		unsigned long orders;
+		unsigned int want, freed;
+	} cases[] = {
+		{ "512K dense", 9, { { 128, 512 } }, BIT(4) | BIT(7), 7, 384 },
+		{ "512K dense, 64K only", 9, { { 128, 512 } }, BIT(4), 4, 384 },
+		{ "512K dense, no order", 9, { { 128, 512 } }, 0, 0, 0 },
+		{ "512K dense, 1M only", 9, { { 128, 512 } }, BIT(8), 0, 0 },
+		{ "16K dense", 9, { { 4, 512 } }, BIT(2) | BIT(4), 2, 508 },
+		{ "a 64K hole", 9, { { 16, 32 } }, BIT(4) | BIT(7), 7, 0 },
+		{ "two zero in 64K", 9, { { 0, 2 }, { 16, 512 } }, BIT(4), 4, 496 },
+		{ "three zero in 64K", 9, { { 0, 3 }, { 16, 512 } }, BIT(4), 0, 0 },
+		{ "64K, 2 of 16 written", 4, { { 2, 16 } }, BIT(2) | BIT(3), 0, 0 },
+		{ "64K, first half", 4, { { 8, 16 } }, BIT(2) | BIT(3), 3, 8 },
+		{ "16K: nothing below", 2, { { 2, 4 } }, BIT(2), 0, 0 },
+		{ "all dense", 9, { }, BIT(4) | BIT(8), 8, 0 },
+	};
+	unsigned int i, j, freed;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		bitmap_zero(thp_scan_test_bitmap, 512);
+		for (j = 0; j < 2; j++)
+			thp_scan_test_zero_range(thp_scan_test_bitmap,
+						 cases[i].zero[j][0],
+						 cases[i].zero[j][1]);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].want,
+				    thp_scan_dense_order(thp_scan_test_bitmap,
+							 cases[i].order,
+							 cases[i].orders, &freed),
+				    "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].freed, freed, "%s",
+				    cases[i].name);
+	}
+	/* Every other subpage zero: no block of 16K or more is dense. */
+	bitmap_zero(thp_scan_test_bitmap, 512);
+	for (j = 0; j < 512; j += 2)
+		__set_bit(j, thp_scan_test_bitmap);
+	KUNIT_EXPECT_EQ(test, 0u, thp_scan_dense_order(thp_scan_test_bitmap, 9,
+						       GENMASK(8, 2), &freed));
+	KUNIT_EXPECT_EQ(test, 0u, freed);
+}
+
+/* A zero map that reports thp_scan_test_zero_bits, for 512 subpages. */
+static DECLARE_BITMAP(thp_scan_test_zero_bits, 512);
+static unsigned int thp_scan_test_map_calls;
+
+static bool thp_scan_test_zero_map_fake(struct folio *folio, unsigned int need,
+					unsigned long *zero,
+					unsigned int *scanned,
+					unsigned int *nr_zero)
+{
+	thp_scan_test_map_calls++;
+	bitmap_copy(zero, thp_scan_test_zero_bits, 512);
+	*nr_zero = bitmap_weight(zero, 512);
+	*scanned = 512;
+	return *nr_zero >= need;
+}
+
+/*
+ * The decision with split_keep_dense (64K and 512K allowed, 50 % to
+ * free): an underused THP is split to the order that keeps its dense
+ * parts, or to base pages when they are spread thin; a used one only
+ * when keeping its dense parts frees enough; the VMAs can narrow the
+ * orders (to none: a used THP is then kept); the walk still guards
+ * against mlocked mappings and contention, and runs only before a split.
+ */
+static void thp_scan_test_decide_dense(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		unsigned int zero[2][2];
+		unsigned long walk_orders;
+		bool walk_mlocked, walk_busy;
+		enum thp_scan_decision want;
+		unsigned int new_order, walk_calls;
+	} cases[] = {
+		{ "512K dense, 75 % zero", { { 128, 512 } }, ~0UL, 0, 0,
+		  THP_SCAN_SPLIT_ZERO_RUNS, 7, 1 },
+		{ "half dense", { { 256, 512 } }, ~0UL, 0, 0,
+		  THP_SCAN_SPLIT_ZERO_RUNS, 7, 1 },
+		{ "512K dense, VMA allows 64K", { { 128, 512 } }, BIT(4), 0, 0,
+		  THP_SCAN_SPLIT_ZERO_RUNS, 4, 1 },
+		{ "512K dense, VMA allows none", { { 128, 512 } }, 0, 0, 0,
+		  THP_SCAN_KEEP_USED, 0, 1 },
+		{ "64K dense, underused", { { 16, 512 } }, ~0UL, 0, 0,
+		  THP_SCAN_SPLIT_UNDERUSED, 4, 1 },
+		{ "64K dense, underused, VMA allows none", { { 16, 512 } }, 0, 0, 0,
+		  THP_SCAN_SPLIT_UNDERUSED, 0, 1 },
+		{ "spread thin, underused", { { 1, 64 }, { 65, 512 } }, ~0UL, 0, 0,
+		  THP_SCAN_SPLIT_UNDERUSED, 0, 1 },
+		{ "a 64K hole", { { 16, 32 } }, ~0UL, 0, 0,
+		  THP_SCAN_KEEP_USED, 0, 0 },
+		{ "quarter zero", { { 384, 512 } }, ~0UL, 0, 0,
+		  THP_SCAN_KEEP_USED, 0, 0 },
+		{ "512K dense, mlocked mapping", { { 128, 512 } }, ~0UL, 1, 0,
+		  THP_SCAN_KEEP_MLOCKED, 0, 1 },
+		{ "512K dense, walk contended", { { 128, 512 } }, ~0UL, 0, 1,
+		  THP_SCAN_KEEP_BUSY, 0, 1 },
+	};
+	static const struct thp_scan_probes probes = {
+		.zero_scan = thp_scan_test_zero_fake,
+		.rmap_walk = thp_scan_test_walk_fake,
+		.zero_map = thp_scan_test_zero_map_fake,
+	};
+	unsigned long *zero;
+	unsigned int i, j;
+
+	zero = kunit_kzalloc(test, BITS_TO_LONGS(512) * sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, zero);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct thp_scan_facts f = {
+			.order = 9, .mapped = true, .judge = true,
+			.max_zero = 460, .dense_orders = BIT(4) | BIT(7),
+			.min_free = 256, .zero = zero,
+		};
+		struct thp_scan_walk w = { };
+		struct thp_scan_verdict v;
+
+		bitmap_zero(thp_scan_test_zero_bits, 512);
+		for (j = 0; j < 2; j++)
+			thp_scan_test_zero_range(thp_scan_test_zero_bits,
+						 cases[i].zero[j][0],
+						 cases[i].zero[j][1]);
+		thp_scan_test_zero_calls = 0;
+		thp_scan_test_map_calls = 0;
+		thp_scan_test_walk_calls = 0;
+		thp_scan_test_map_from = 0;
+		thp_scan_test_map_to = 512;
+		thp_scan_test_walk_orders = cases[i].walk_orders;
+		thp_scan_test_walk_mlocked = cases[i].walk_mlocked;
+		thp_scan_test_walk_busy = cases[i].walk_busy;
+		thp_scan_decide(&f, NULL, &probes, &w, &v);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].want, v.d, "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].new_order, v.new_order, "%s",
+				    cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].walk_calls,
+				    thp_scan_test_walk_calls, "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, 1u, thp_scan_test_map_calls, "%s",
+				    cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, 0u, thp_scan_test_zero_calls, "%s",
+				    cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, bitmap_weight(thp_scan_test_zero_bits, 512),
+				    v.zero, "%s", cases[i].name);
+	}
+	thp_scan_test_walk_orders = ~0UL;
+	thp_scan_test_walk_mlocked = false;
+	thp_scan_test_walk_busy = false;
+}
+
+/*
+ * The zero map on a real 64K folio: every zero-filled subpage marked when
+ * enough of them can be, and an early stop as soon as they cannot.
+ */
+static void thp_scan_test_zero_map(struct kunit *test)
+{
+	struct folio *folio = thp_scan_test_folio(test, 4);
+	unsigned int scanned, nr_zero;
+	unsigned long *zero;
+
+	zero = kunit_kzalloc(test, sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, zero);
+	thp_scan_test_fill(folio, 0);
+	thp_scan_test_fill(folio, 1);
+	thp_scan_test_fill(folio, 5);
+	KUNIT_EXPECT_TRUE(test, thp_scan_zero_map(folio, 1, zero, &scanned, &nr_zero));
+	KUNIT_EXPECT_EQ(test, 16u, scanned);
+	KUNIT_EXPECT_EQ(test, 13u, nr_zero);
+	KUNIT_EXPECT_EQ(test, 0xffdcUL, *zero);
+	KUNIT_EXPECT_TRUE(test, thp_scan_zero_map(folio, 13, zero, &scanned, &nr_zero));
+	KUNIT_EXPECT_EQ(test, 16u, scanned);
+	/* 14 cannot be: known once subpage 5 is seen filled. */
+	KUNIT_EXPECT_FALSE(test, thp_scan_zero_map(folio, 14, zero, &scanned, &nr_zero));
+	KUNIT_EXPECT_EQ(test, 6u, scanned);
+	KUNIT_EXPECT_EQ(test, 3u, nr_zero);
 }
 
 /*
@@ -880,7 +1077,8 @@ static void thp_scan_test_uint_knobs(struct kunit *test)
 {
 	static struct thp_scan_uint_attr * const knobs[] = {
 		&pages_to_scan_attr, &scan_sleep_millisecs_attr,
-		&min_age_millisecs_attr,
+		&min_age_millisecs_attr, &split_keep_dense_attr,
+		&split_dense_min_free_pct_attr,
 	};
 	unsigned int i;
 	char *buf;
@@ -1042,6 +1240,9 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_decide_stock),
 	KUNIT_CASE(thp_scan_test_swapout_decide),
 	KUNIT_CASE(thp_scan_test_split_order),
+	KUNIT_CASE(thp_scan_test_dense_order),
+	KUNIT_CASE(thp_scan_test_decide_dense),
+	KUNIT_CASE(thp_scan_test_zero_map),
 	KUNIT_CASE(thp_scan_test_walk_order),
 	KUNIT_CASE(thp_scan_test_walk_age),
 	KUNIT_CASE(thp_scan_test_walk_resume),

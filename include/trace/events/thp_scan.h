@@ -18,7 +18,8 @@
 	EM(THP_SCAN_KEEP_NOT_PARTIAL,	"keep_not_partial")		\
 	EM(THP_SCAN_KEEP_BUSY,		"keep_rmap_busy")		\
 	EM(THP_SCAN_KEEP_MLOCKED,	"keep_mlocked")			\
-	EMe(THP_SCAN_KEEP_PINNED,	"keep_pinned")
+	EM(THP_SCAN_KEEP_PINNED,	"keep_pinned")			\
+	EMe(THP_SCAN_SPLIT_ZERO_RUNS,	"split_zero_runs")
 
 #undef EM
 #undef EMe

@@ -118,6 +118,12 @@ static bool one_page(size_t pg, size_t per)
 	return pg % per == 7;
 }
 
+/* The first quarter of each range written with data, in one run. */
+static bool quarter(size_t pg, size_t per)
+{
+	return pg % per < per / 4;
+}
+
 /* All but 5 pages of each range written with data. */
 static bool all_but_5(size_t pg, size_t per)
 {
@@ -522,6 +528,64 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 	EXPECT_GE(PMD_STAT("thp_split_scan_underused") - split0, (long)nr);
 	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	munmap(p, nr * self->z.pmd);
+}
+
+/*
+ * THPs split around their dense parts (split_keep_dense: a quarter of
+ * each written in one run, kept as one folio of the quarter's size) stay
+ * so under a fast khugepaged at max_ptes_none 511: the three quarters
+ * given back to the zero page are more new memory than the collapse
+ * limit lets khugepaged add, on every pass.
+ */
+TEST_F_TIMEOUT(collapse, no_recollapse_dense, 300)
+{
+	const size_t nr = 8, pages = nr * self->z.per, run = self->z.per / 4;
+	long full0, bad, runs, n;
+	unsigned long heads[8];
+	struct ev_filter splits = { true, "split_zero_runs", heads, nr, 0, true };
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	char path[128];
+	size_t i;
+	char *p;
+
+	ASSERT_LE(0, kpf);
+	snprintf(path, sizeof(path), THP "hugepages-%zukB/enabled",
+		 run * self->z.psz / 1024);
+	ASSERT_EQ(0, ts_put(path, "inherit"));
+	ASSERT_EQ(0, set_policy("always"));
+	/* Only the minimum age is shortened; the logic is the same. */
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "2000"));
+	ASSERT_EQ(0, ts_put(TRACE "events/thp_scan/enable", "1"));
+	ASSERT_EQ(0, ts_put(TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
+	p = ts_map_aligned(nr * self->z.pmd, self->z.pmd);
+	ASSERT_NE(NULL, p);
+	fill(p, pages, self->z.psz, self->z.per, quarter);
+	ASSERT_EQ(nr, ts_count_thps(p, nr, self->z.pmd));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, self->z.per, self->z.psz, heads));
+	POLL(ts_pfns_seen(&splits) == nr, kthpscand_deadline(2000, 2));
+	ASSERT_EQ(nr, ts_events(&splits));
+	/* The run: one folio at the old head, a quarter of the THP. */
+	for (i = 0, runs = 0; i < nr; i++)
+		runs += ts_folio_pages_at(kpf, heads[i], self->z.per) == run;
+	ASSERT_EQ(nr, runs);
+	ASSERT_TRUE(POLL(ts_smaps_kb(p, "Rss:") == (long)(nr * run * self->z.psz >> 10), 10));
+
+	full0 = FILE_NUM(KHUGEPAGED "full_scans");
+	wait_full_scans(full0, 3);
+	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
+	/* Looked at, and left alone for the new memory, on every range. */
+	n = khugepaged_scans("exceed_new_pte", heads, nr);
+	EXPECT_GE(n, (long)nr);
+	EXPECT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
+	for (i = 0, runs = 0; i < nr; i++)
+		runs += ts_folio_pages_at(kpf, heads[i], self->z.per) == run;
+	EXPECT_EQ(nr, runs);
+	EXPECT_EQ((long)(nr * run * self->z.psz >> 10), ts_smaps_kb(p, "Rss:"));
+	bad = check(p, pages, self->z.psz, self->z.per, quarter);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	close(kpf);
 	munmap(p, nr * self->z.pmd);
 }
 

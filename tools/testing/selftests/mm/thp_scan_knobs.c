@@ -155,6 +155,16 @@ FIXTURE_VARIANT_ADD(uint_knob, min_age_millisecs) {
 	.above = "86400001", .dflt = "10000",
 };
 
+FIXTURE_VARIANT_ADD(uint_knob, split_keep_dense) {
+	.name = "split_keep_dense", .min = "0", .max = "1",
+	.above = "2", .dflt = "1",
+};
+
+FIXTURE_VARIANT_ADD(uint_knob, split_dense_min_free_pct) {
+	.name = "split_dense_min_free_pct", .min = "1", .max = "100",
+	.below = "0", .above = "101", .dflt = "50",
+};
+
 FIXTURE_SETUP(uint_knob)
 {
 	thp_scan_reset();

@@ -393,4 +393,231 @@ TEST_F_TIMEOUT(split, sleeps_when_nothing_due, 120)
 	munmap(p, nr * self->pmd);
 }
 
+/* What ts_dense_run() reads: the first @run pages of each PMD THP are data. */
+struct dense_spec {
+	size_t per;	/* pages per PMD THP */
+	size_t run;	/* pages written at the start of each */
+};
+
+static int ts_dense_run(size_t pg, void *arg)
+{
+	const struct dense_spec *d = arg;
+
+	return pg % d->per < d->run;
+}
+
+/*
+ * The splits traced on the @nr PMD THPs at @heads after a split around
+ * their first @run pages into folios of @piece pages: the first, at a
+ * head, to the piece's order; then one to base pages of each block
+ * beside the run, by kthpscand.  Returns how many of the second there
+ * are; with @check, also expects every split on these pfns to be one of
+ * the two, each as said, and no decision on a block beside the run (a
+ * block that the split left large and kthpscand judged later).
+ */
+static long second_splits(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(split) *self, const unsigned long *heads,
+			  size_t nr, size_t run, size_t piece, bool check)
+{
+	const size_t per = self->z.per;
+	struct thp_scan_event *ev;
+	long n, j, second = 0;
+	size_t i;
+
+	n = thp_scan_events(&ev);
+	if (n < 0)
+		return -1;
+	for (j = 0; j < n; j++) {
+		unsigned long off;
+
+		for (i = 0; i < nr; i++) {
+			if (ev[j].pfn < heads[i] || ev[j].pfn - heads[i] >= per)
+				continue;
+			off = ev[j].pfn - heads[i];
+			/*
+			 * A block beside the run is split in the same pass,
+			 * never judged as a folio of its own later.
+			 */
+			if (!ev[j].split) {
+				if (check && off >= run)
+					EXPECT_EQ(0, off) TH_LOG("%s at +%lu, order %u",
+								 ev[j].decision, off,
+								 ev[j].order);
+				continue;
+			}
+			if (off && ev[j].order == __builtin_ctzl(piece) &&
+			    !ev[j].new_order && !ev[j].ret && off >= run &&
+			    !(off % piece) && ev[j].pid == self->kpid) {
+				second++;
+				continue;
+			}
+			if (!check)
+				continue;
+			EXPECT_EQ(0, off) TH_LOG("split at +%lu: order %u to %u, ret %d",
+						 off, ev[j].order, ev[j].new_order, ev[j].ret);
+			EXPECT_EQ(self->order_pmd, ev[j].order);
+			EXPECT_EQ(__builtin_ctzl(piece), ev[j].new_order);
+		}
+	}
+	free(ev);
+	return second;
+}
+
+/* Set the anon THP size of @kb kB to @policy; false if there is no such size. */
+static bool set_size(unsigned long kb, const char *policy)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", kb);
+	return !access(path, F_OK) && !ts_put(path, policy);
+}
+
+/*
+ * Keep the dense parts: @nr PMD THPs, each with its first @run pages
+ * written (a dense run) and the rest zero, judged by kthpscand (minimum
+ * age 1 s).  @decision is what it must decide on each, @piece the pages
+ * of each folio the dense run must end in (0: none split, the THP kept
+ * whole).  What is checked, on the test's own folios: the decision and
+ * the split, by kthpscand, on each THP's head, to the piece's order; the
+ * blocks beside the run split to base pages in a second step, which maps
+ * their zero-filled pages to the zero page; the run at the same pfns as
+ * before (no copy), in whole folios of @piece pages; the freed pages no
+ * longer charged to the test's memcg (their pfns, one by one); Rss; the
+ * per-size counters (the setting is exclusive: only the test's mapping
+ * is madvised); and every byte.
+ */
+static void dense_runs(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(split) *self, size_t run,
+		       const char *decision, size_t piece)
+{
+	const size_t nr = 8, per = self->z.per, psz = self->psz;
+	struct dense_spec d = { per, run };
+	struct ev_filter split = { true, decision, NULL, nr, self->kpid, true };
+	struct ev_filter decided = { false, decision, NULL, nr, self->kpid, false };
+	unsigned long heads[8], *before, *after, kb = piece * psz / 1024;
+	unsigned long long cg = ts_cgroup_ino(CG_T);
+	long kept0 = piece ? ts_must_stat(_metadata, kb, "thp_split_scan_dense_kept") : 0;
+	long dense0 = ts_vm_counter(_metadata, "thp_split_scan_dense");
+	long bad, secs, freed_charged, second;
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	size_t i, k, moved = 0, nzero = 0, whole = 0;
+	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
+
+	ASSERT_NE(NULL, p);
+	ASSERT_LE(0, kpf);
+	before = calloc(nr * per, sizeof(*before));
+	after = calloc(nr * per, sizeof(*after));
+	ASSERT_TRUE(before && after);
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < run; k++)
+			ts_fill_page(p, i * per + k, psz);
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, psz, heads));
+	ASSERT_EQ(0, ts_pagemap_pfns(p, nr * per, before));
+	split.pfns = decided.pfns = heads;
+
+	secs = kthpscand_deadline(1000, 2);
+	if (!piece) {
+		EXPECT_TRUE(POLL(ts_pfns_seen(&decided) == nr, secs))
+			TH_LOG("%zu of %zu decided after %ld s", ts_pfns_seen(&decided), nr, secs);
+		EXPECT_EQ(nr, ts_whole_folios(p, nr, per));
+		EXPECT_EQ(0, ts_events(&(struct ev_filter){ true, NULL, heads, nr, 0, false }));
+		goto check;
+	}
+	/* Both steps of every split are over once all are traced. */
+	EXPECT_TRUE(POLL(ts_pfns_seen(&split) == nr &&
+			 second_splits(_metadata, self, heads, nr, run, piece, false) ==
+			 (long)(nr * (per - run) / piece), secs)) {
+		TH_LOG("%zu of %zu split after %ld s", ts_pfns_seen(&split), nr, secs);
+		ts_log_other_decisions(&decided, decision, 8);
+	}
+	ASSERT_EQ(0, ts_pagemap_pfns(p, nr * per, after));
+	ASSERT_NE(0, after[per - 1]);
+	ASSERT_NE(before[per - 1], after[per - 1]);
+	for (i = 0; i < nr * per; i++) {
+		if (i % per < run)
+			moved += before[i] != after[i];
+		else
+			nzero += after[i] == after[per - 1];
+	}
+	/* The run where it was; the rest all the one zero page. */
+	EXPECT_EQ(0, moved);
+	EXPECT_EQ(nr * (per - run), nzero);
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < run; k += piece)
+			whole += ts_folio_pages_at(kpf, heads[i] + k, per) == piece;
+	EXPECT_EQ(nr * run / piece, whole);
+	/* The freed pages: no longer the test's memory. */
+	for (i = 0, k = 0; i < nr * per; i++)
+		if (i % per >= run)
+			before[k++] = before[i];
+	freed_charged = ts_charged_anon(before, k, cg, false);
+	EXPECT_EQ(0, freed_charged);
+	EXPECT_EQ((long)(nr * run * psz / 1024), ts_smaps_kb(p, "Rss:"));
+	EXPECT_EQ((long)(nr * run / piece),
+		  ts_must_stat(_metadata, kb, "thp_split_scan_dense_kept") - kept0);
+	EXPECT_EQ((long)nr, ts_vm_counter(_metadata, "thp_split_scan_dense") - dense0);
+	second = second_splits(_metadata, self, heads, nr, run, piece, true);
+	EXPECT_EQ((long)(nr * (per - run) / piece), second);
+check:
+	bad = ts_check_pages(p, nr * per, psz, ts_dense_run, &d);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	free(before);
+	free(after);
+	close(kpf);
+	munmap(p, nr * self->pmd);
+}
+
+/*
+ * A quarter of each THP written, in one run at its start: 75 % zero, so
+ * not underused, but splitting it around the run frees three quarters.
+ * With the quarter's size allowed, the run stays one folio of that size.
+ */
+TEST_F_TIMEOUT(split, keep_dense_quarter, 120)
+{
+	size_t run = self->z.per / 4;
+
+	ASSERT_TRUE(set_size(run * self->psz / 1024, "madvise"));
+	ASSERT_TRUE(set_size(64, "madvise"));
+	dense_runs(_metadata, self, run, "split_zero_runs", run);
+}
+
+/*
+ * The same, with the quarter's size set to "never": the run is kept in
+ * 64K folios, the largest size left; no size the admin turned off is
+ * made.
+ */
+TEST_F_TIMEOUT(split, keep_dense_size_never, 120)
+{
+	size_t run = self->z.per / 4;
+
+	ASSERT_TRUE(set_size(run * self->psz / 1024, "never"));
+	ASSERT_TRUE(set_size(64, "madvise"));
+	dense_runs(_metadata, self, run, "split_zero_runs", 64 * 1024 / self->psz);
+}
+
+/*
+ * 64K written of each 2 MiB: underused; split to base pages but for the
+ * 64K run, which stays one 64K folio.
+ */
+TEST_F_TIMEOUT(split, keep_dense_underused, 120)
+{
+	size_t piece = 64 * 1024 / self->psz;
+
+	ASSERT_TRUE(set_size(64, "madvise"));
+	dense_runs(_metadata, self, piece, "split_underused", piece);
+}
+
+/* split_keep_dense=0: the quarter-written THPs are used, and kept whole. */
+TEST_F_TIMEOUT(split, keep_dense_off, 120)
+{
+	size_t run = self->z.per / 4;
+
+	ASSERT_TRUE(set_size(run * self->psz / 1024, "madvise"));
+	ASSERT_TRUE(set_size(64, "madvise"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "split_keep_dense", "0"));
+	dense_runs(_metadata, self, run, "keep_used", 0);
+}
+
 THP_SCAN_HARNESS_MAIN

@@ -571,6 +571,13 @@ TEST_F_TIMEOUT(collapse, no_recollapse_dense, 300)
 		runs += ts_folio_pages_at(kpf, heads[i], self->z.per) == run;
 	ASSERT_EQ(nr, runs);
 	ASSERT_TRUE(POLL(ts_smaps_kb(p, "Rss:") == (long)(nr * run * self->z.psz >> 10), 10));
+	/*
+	 * Read it all: its PTEs young again, so that khugepaged judges the
+	 * ranges by their new memory, not by their age (see
+	 * jemalloc_pattern).
+	 */
+	bad = check(p, pages, self->z.psz, self->z.per, quarter);
+	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 3);

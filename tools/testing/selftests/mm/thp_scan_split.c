@@ -416,10 +416,11 @@ static int ts_dense_run(size_t pg, void *arg)
  * block that the split left large and kthpscand judged later).
  */
 static long second_splits(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(split) *self, const unsigned long *heads,
-			  size_t nr, size_t run, size_t piece, bool check)
+			  const struct thp_sizes *z, int kpid,
+			  const unsigned long *heads, size_t nr, size_t run,
+			  size_t piece, bool check)
 {
-	const size_t per = self->z.per;
+	const size_t per = z->per;
 	struct thp_scan_event *ev;
 	long n, j, second = 0;
 	size_t i;
@@ -447,7 +448,7 @@ static long second_splits(struct __test_metadata *_metadata,
 			}
 			if (off && ev[j].order == __builtin_ctzl(piece) &&
 			    !ev[j].new_order && !ev[j].ret && off >= run &&
-			    !(off % piece) && ev[j].pid == self->kpid) {
+			    !(off % piece) && ev[j].pid == kpid) {
 				second++;
 				continue;
 			}
@@ -455,7 +456,7 @@ static long second_splits(struct __test_metadata *_metadata,
 				continue;
 			EXPECT_EQ(0, off) TH_LOG("split at +%lu: order %u to %u, ret %d",
 						 off, ev[j].order, ev[j].new_order, ev[j].ret);
-			EXPECT_EQ(self->order_pmd, ev[j].order);
+			EXPECT_EQ(z->order_pmd, ev[j].order);
 			EXPECT_EQ(__builtin_ctzl(piece), ev[j].new_order);
 		}
 	}
@@ -487,13 +488,13 @@ static bool set_size(unsigned long kb, const char *policy)
  * is madvised); and every byte.
  */
 static void dense_runs(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(split) *self, size_t run,
+		       const struct thp_sizes *z, int kpid, size_t run,
 		       const char *decision, size_t piece)
 {
-	const size_t nr = 8, per = self->z.per, psz = self->psz;
+	const size_t nr = 8, per = z->per, psz = z->psz;
 	struct dense_spec d = { per, run };
-	struct ev_filter split = { true, decision, NULL, nr, self->kpid, true };
-	struct ev_filter decided = { false, decision, NULL, nr, self->kpid, false };
+	struct ev_filter split = { true, decision, NULL, nr, kpid, true };
+	struct ev_filter decided = { false, decision, NULL, nr, kpid, false };
 	unsigned long heads[8], *before, *after, kb = piece * psz / 1024;
 	unsigned long long cg = ts_cgroup_ino(CG_T);
 	long kept0 = piece ? ts_must_stat(_metadata, kb, "thp_split_scan_dense_kept") : 0;
@@ -501,7 +502,7 @@ static void dense_runs(struct __test_metadata *_metadata,
 	long bad, secs, freed_charged, second;
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	size_t i, k, moved = 0, nzero = 0, whole = 0;
-	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
+	char *p = ts_map_aligned(nr * z->pmd, z->pmd);
 
 	ASSERT_NE(NULL, p);
 	ASSERT_LE(0, kpf);
@@ -515,7 +516,8 @@ static void dense_runs(struct __test_metadata *_metadata,
 	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
 	ASSERT_EQ(0, ts_head_pfns(p, nr, per, psz, heads));
 	ASSERT_EQ(0, ts_pagemap_pfns(p, nr * per, before));
-	split.pfns = decided.pfns = heads;
+	split.pfns = heads;
+	decided.pfns = heads;
 
 	secs = kthpscand_deadline(1000, 2);
 	if (!piece) {
@@ -527,7 +529,7 @@ static void dense_runs(struct __test_metadata *_metadata,
 	}
 	/* Both steps of every split are over once all are traced. */
 	EXPECT_TRUE(POLL(ts_pfns_seen(&split) == nr &&
-			 second_splits(_metadata, self, heads, nr, run, piece, false) ==
+			 second_splits(_metadata, z, kpid, heads, nr, run, piece, false) ==
 			 (long)(nr * (per - run) / piece), secs)) {
 		TH_LOG("%zu of %zu split after %ld s", ts_pfns_seen(&split), nr, secs);
 		ts_log_other_decisions(&decided, decision, 8);
@@ -558,7 +560,7 @@ static void dense_runs(struct __test_metadata *_metadata,
 	EXPECT_EQ((long)(nr * run / piece),
 		  ts_must_stat(_metadata, kb, "thp_split_scan_dense_kept") - kept0);
 	EXPECT_EQ((long)nr, ts_vm_counter(_metadata, "thp_split_scan_dense") - dense0);
-	second = second_splits(_metadata, self, heads, nr, run, piece, true);
+	second = second_splits(_metadata, z, kpid, heads, nr, run, piece, true);
 	EXPECT_EQ((long)(nr * (per - run) / piece), second);
 check:
 	bad = ts_check_pages(p, nr * per, psz, ts_dense_run, &d);
@@ -566,7 +568,7 @@ check:
 	free(before);
 	free(after);
 	close(kpf);
-	munmap(p, nr * self->pmd);
+	munmap(p, nr * z->pmd);
 }
 
 /*
@@ -580,7 +582,7 @@ TEST_F_TIMEOUT(split, keep_dense_quarter, 120)
 
 	ASSERT_TRUE(set_size(run * self->psz / 1024, "madvise"));
 	ASSERT_TRUE(set_size(64, "madvise"));
-	dense_runs(_metadata, self, run, "split_zero_runs", run);
+	dense_runs(_metadata, &self->z, self->kpid, run, "split_zero_runs", run);
 }
 
 /*
@@ -594,7 +596,7 @@ TEST_F_TIMEOUT(split, keep_dense_size_never, 120)
 
 	ASSERT_TRUE(set_size(run * self->psz / 1024, "never"));
 	ASSERT_TRUE(set_size(64, "madvise"));
-	dense_runs(_metadata, self, run, "split_zero_runs", 64 * 1024 / self->psz);
+	dense_runs(_metadata, &self->z, self->kpid, run, "split_zero_runs", 64 * 1024 / self->psz);
 }
 
 /*
@@ -606,7 +608,7 @@ TEST_F_TIMEOUT(split, keep_dense_underused, 120)
 	size_t piece = 64 * 1024 / self->psz;
 
 	ASSERT_TRUE(set_size(64, "madvise"));
-	dense_runs(_metadata, self, piece, "split_underused", piece);
+	dense_runs(_metadata, &self->z, self->kpid, piece, "split_underused", piece);
 }
 
 /* split_keep_dense=0: the quarter-written THPs are used, and kept whole. */
@@ -617,7 +619,7 @@ TEST_F_TIMEOUT(split, keep_dense_off, 120)
 	ASSERT_TRUE(set_size(run * self->psz / 1024, "madvise"));
 	ASSERT_TRUE(set_size(64, "madvise"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "split_keep_dense", "0"));
-	dense_runs(_metadata, self, run, "keep_used", 0);
+	dense_runs(_metadata, &self->z, self->kpid, run, "keep_used", 0);
 }
 
 THP_SCAN_HARNESS_MAIN

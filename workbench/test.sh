@@ -5,10 +5,11 @@
 # Prints what it does as it goes and ends with "N passed, N failed".
 #
 # Two lanes run at once: the builder builds the kernels one after another
-# (logs in build/logs/build-ARCH-CFG.log), and the tester builds the test
-# programs, runs the workbench's checks, then boots each kernel as soon as
-# it is built, and runs the static checks once the x86_64 test kernel is
-# there.  A boot mostly waits (kthpscand's minimum age, khugepaged, PSI),
+# (logs in build/logs/build-ARCH-CFG.log), then runs the static checks
+# (they need the x86_64 test kernel's objects), and the tester builds the
+# test programs, runs the workbench's checks, then boots each kernel as
+# soon as it is built.  The boots are the longer lane: the static checks
+# run beside the last boots rather than before the debug kernel's.  A boot mostly waits (kthpscand's minimum age, khugepaged, PSI),
 # so the next kernel builds meanwhile.  Every result of either lane is
 # counted (build/logs/tally); nothing is skipped to save time, except
 # that the debug kernel's boot leaves out DEBUG_SKIP unless TEST_FULL=1
@@ -149,6 +150,11 @@ builder() {
 		[ $rc = 0 ] || check "build the $arch-$cfg kernel" 1
 		echo $rc > "$state/built-$arch-$cfg"
 	done
+	if [ "$(cat "$state/built-x86_64-test" 2>/dev/null)" = 0 ]; then
+		step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"
+		static_checks
+		echo 0 > "$state/static-done"
+	fi
 }
 # wait_kernel ARCH CFG: until the builder is done with it; fails if it
 # did not build.
@@ -397,20 +403,19 @@ for c in $configs; do
 	if [ "$arch" = x86_64 ]; then
 		step "workbench checks on real boots of the x86_64 test kernel"
 		selfcheck_boots
-		step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"
-		static_checks
-		static_done=1
+		selfcheck_done=1
 	fi
 done
 wait "$builder_pid"
 # Without a new x86_64 test kernel (not in TEST_CONFIGS, or it did not
-# build): the static checks all the same (sparse fails without a build),
-# and the real-boot self-checks on the one there is, if any.
-if [ -z "${static_done:-}" ]; then
-	if [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ] && [ -f "$build/tests/x86_64/tests.list" ]; then
-		step "workbench checks on real boots of the x86_64 test kernel"
-		selfcheck_boots
-	fi
+# build): the real-boot self-checks on the one there is, if any, and the
+# static checks all the same (sparse fails without a build).
+if [ -z "${selfcheck_done:-}" ] && [ -f "$build/obj/x86_64-test/arch/x86/boot/bzImage" ] &&
+	[ -f "$build/tests/x86_64/tests.list" ]; then
+	step "workbench checks on real boots of the x86_64 test kernel"
+	selfcheck_boots
+fi
+if [ ! -f "$state/static-done" ]; then
 	step "static checks (checkpatch, kernel-doc, sparse, coccicheck)"
 	static_checks
 fi

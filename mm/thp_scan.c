@@ -395,12 +395,17 @@ static unsigned int thp_scan_zero_in(const unsigned long *zero,
 	return n;
 }
 
+/* Is a block of 2^@k subpages, @nr_zero of them zero-filled, dense? */
+static bool thp_scan_dense(unsigned int nr_zero, unsigned int k)
+{
+	return nr_zero <= (1U << k) >> THP_SCAN_DENSE_ZERO_SHIFT;
+}
+
 /* May the block of 2^@k subpages at @start stay a folio (is it dense)? */
 static bool thp_scan_block_dense(const unsigned long *zero, unsigned int start,
 				 unsigned int k)
 {
-	return thp_scan_zero_in(zero, start, 1U << k) <=
-	       (1U << k) >> THP_SCAN_DENSE_ZERO_SHIFT;
+	return thp_scan_dense(thp_scan_zero_in(zero, start, 1U << k), k);
 }
 
 /*
@@ -428,7 +433,7 @@ static unsigned int thp_scan_dense_order(const unsigned long *zero,
 		for (i = 0; i < nr; i += step) {
 			unsigned int z = thp_scan_zero_in(zero, i, step);
 
-			if (z <= step >> THP_SCAN_DENSE_ZERO_SHIFT)
+			if (thp_scan_dense(z, k))
 				kept += step - z;
 			else
 				fr += z;

@@ -557,9 +557,10 @@ static void dense_runs(struct __test_metadata *_metadata,
 	freed_charged = ts_charged_anon(before, k, cg, false);
 	EXPECT_EQ(0, freed_charged);
 	EXPECT_EQ((long)(nr * run * psz / 1024), ts_smaps_kb(p, "Rss:"));
-	EXPECT_EQ((long)(nr * run / piece),
+	/* System-wide counters: they count the test's splits at least. */
+	EXPECT_LE((long)(nr * run / piece),
 		  ts_must_stat(_metadata, kb, "thp_split_scan_dense_kept") - kept0);
-	EXPECT_EQ((long)nr, ts_vm_counter(_metadata, "thp_split_scan_dense") - dense0);
+	EXPECT_LE((long)nr, ts_vm_counter(_metadata, "thp_split_scan_dense") - dense0);
 	second = second_splits(_metadata, z, kpid, heads, nr, run, piece, true);
 	EXPECT_EQ((long)(nr * (per - run) / piece), second);
 check:

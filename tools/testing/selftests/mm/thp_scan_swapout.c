@@ -140,6 +140,7 @@ static int check_thps(const struct layout *l, const char *p)
 /* The counters the tests compare before and after reclaim. */
 struct counts {
 	long pswpout, thp_swpout, split, freed, pmd_split, m_split, pmd_swpout, m_swpout;
+	long pmd_fallback, m_fallback;
 };
 
 static void read_counts(struct __test_metadata *_metadata,
@@ -153,13 +154,20 @@ static void read_counts(struct __test_metadata *_metadata,
 	c->m_split = ts_must_stat(_metadata, MKB, "thp_split_scan_swapout");
 	c->pmd_swpout = ts_must_stat(_metadata, z->pmd_kb, "swpout");
 	c->m_swpout = ts_must_stat(_metadata, MKB, "swpout");
+	c->pmd_fallback = ts_must_stat(_metadata, z->pmd_kb, "swpout_fallback");
+	c->m_fallback = ts_must_stat(_metadata, MKB, "swpout_fallback");
 }
 
 /*
  * What reclaim must do in each mode with NR_SPARSE sparse PMD THPs,
  * NR_MSPARSE sparse 64K mTHPs (one page of data each) and NR_DENSE dense
  * PMD THPs: which are split first, which go to swap as large folios, and
- * how many pages are written (the touched ones, or whole folios).
+ * how many pages are written (the touched ones, or whole folios).  A
+ * large folio that 6.12's swap allocator finds no free cluster of its
+ * size for is split to base pages by reclaim itself and counted in
+ * swpout_fallback, not swpout (on the debug kernel, 25 of the 32 64K
+ * mTHPs once): that is 6.12's, not thp_scan's, so a folio that reached
+ * add_to_swap() whole counts in one or the other.
  */
 static void check_mode(struct __test_metadata *_metadata, const char *mode,
 		       const struct layout *l, const struct counts *a,
@@ -169,14 +177,19 @@ static void check_mode(struct __test_metadata *_metadata, const char *mode,
 	long whole = NR_SPARSE * l->per + NR_MSPARSE * l->mper + dense;
 	long written = b->pswpout - a->pswpout;
 
+	long pmd_whole = b->pmd_swpout - a->pmd_swpout + b->pmd_fallback - a->pmd_fallback;
+	long m_whole = b->m_swpout - a->m_swpout + b->m_fallback - a->m_fallback;
+
 	ksft_print_msg("%s: pswpout +%ld (touched %ld, whole %ld) split +%ld freed +%ld thp +%ld\n",
 		       mode, written, touched, whole, b->split - a->split,
 		       b->freed - a->freed, b->thp_swpout - a->thp_swpout);
+	ksft_print_msg("%s: swpout_fallback +%ld PMD, +%ld 64K\n", mode,
+		       b->pmd_fallback - a->pmd_fallback, b->m_fallback - a->m_fallback);
 	if (!strcmp(mode, "never")) {
 		EXPECT_EQ(0, b->split - a->split);
 		EXPECT_GE(written, whole);
-		EXPECT_EQ(NR_SPARSE + NR_DENSE, b->pmd_swpout - a->pmd_swpout);
-		EXPECT_EQ(NR_MSPARSE, b->m_swpout - a->m_swpout);
+		EXPECT_EQ(NR_SPARSE + NR_DENSE, pmd_whole);
+		EXPECT_EQ(NR_MSPARSE, m_whole);
 		return;
 	}
 	EXPECT_GE(written, touched + dense);
@@ -185,15 +198,14 @@ static void check_mode(struct __test_metadata *_metadata, const char *mode,
 	EXPECT_GE(b->freed - a->freed,
 		  NR_SPARSE * (long)(l->per - 1) + NR_MSPARSE * (long)(l->mper - 1));
 	EXPECT_EQ(NR_MSPARSE, b->m_split - a->m_split);
-	EXPECT_EQ(0, b->m_swpout - a->m_swpout);
+	EXPECT_EQ(0, m_whole);
 	if (!strcmp(mode, "underused")) {
 		/* The sparse ones split, the dense ones to swap whole. */
 		EXPECT_EQ(NR_SPARSE, b->pmd_split - a->pmd_split);
-		EXPECT_EQ(NR_DENSE, b->pmd_swpout - a->pmd_swpout);
-		EXPECT_EQ(NR_DENSE, b->thp_swpout - a->thp_swpout);
+		EXPECT_EQ(NR_DENSE, pmd_whole);
 	} else {
 		EXPECT_EQ(NR_SPARSE + NR_DENSE, b->pmd_split - a->pmd_split);
-		EXPECT_EQ(0, b->pmd_swpout - a->pmd_swpout);
+		EXPECT_EQ(0, pmd_whole);
 	}
 }
 

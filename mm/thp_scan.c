@@ -315,6 +315,15 @@ struct thp_scan_facts {
 	unsigned long *zero;	/* room for the zero map, with dense_orders */
 };
 
+/*
+ * The largest folio split_keep_dense judges: its zero map, one bit per
+ * subpage, is on the caller's stack (64 bytes), so that no allocation,
+ * which could fail in reclaim, stands between a folio and its judgement.
+ * Larger folios (PMD THPs with 16K or 64K base pages) are judged as
+ * without split_keep_dense.
+ */
+#define THP_SCAN_ZERO_MAP_ORDER	9
+
 /* What the rmap walk found: the truth about the folio's mappings. */
 struct thp_scan_walk {
 	unsigned long *mapped;	/* the subpages some page table maps */
@@ -1283,21 +1292,20 @@ static void thp_scan_put_back(struct folio *folio, enum thp_scan_decision d,
 }
 
 /*
- * The facts split_keep_dense needs on the folio of @f, and room for its
- * zero map: the orders below the folio's that the admin allows (any size
- * policy but "never"; the VMAs are asked later, by the rmap walk).  None
- * for a folio in the swap cache, which 6.12 splits to order 0 only, nor
- * when thp_scan is off, or there is no memory for the map: the folio is
- * then judged as without split_keep_dense; and none for a folio that is
- * not zero-scanned at all, which needs no map.
+ * The facts split_keep_dense needs on the folio of @f: the orders below
+ * the folio's that the admin allows (any size policy but "never"; the
+ * VMAs are asked later, by the rmap walk).  None for a folio in the swap
+ * cache, which 6.12 splits to order 0 only, for one larger than
+ * THP_SCAN_ZERO_MAP_ORDER, or when thp_scan is off: the folio is then
+ * judged as without split_keep_dense; and none for a folio that is not
+ * zero-scanned at all.  f->zero must have room for the map.
  */
 static void thp_scan_dense_facts(struct thp_scan_facts *f)
 {
-	unsigned int nr = 1U << f->order;
 	unsigned long orders;
 
 	if (f->stock || f->swapcache || !READ_ONCE(thp_scan_keep_dense) ||
-	    f->order <= THP_SCAN_MIN_ORDER)
+	    f->order <= THP_SCAN_MIN_ORDER || f->order > THP_SCAN_ZERO_MAP_ORDER)
 		return;
 	/* What thp_scan_decide() settles before any zero scan. */
 	if (!f->mapped || f->pinned || f->flagged || f->looks_partial ||
@@ -1307,12 +1315,8 @@ static void thp_scan_dense_facts(struct thp_scan_facts *f)
 		 (BIT(f->order) - 1) & ~(BIT(THP_SCAN_MIN_ORDER) - 1);
 	if (!orders)
 		return;
-	/* The shrinker calls us in reclaim: no reclaim of our own. */
-	f->zero = bitmap_alloc(nr, GFP_NOWAIT | __GFP_NOWARN);
-	if (!f->zero)
-		return;
 	f->dense_orders = orders;
-	f->min_free = max(1U, DIV_ROUND_UP(nr *
+	f->min_free = max(1U, DIV_ROUND_UP((1U << f->order) *
 			  READ_ONCE(thp_scan_dense_min_free_pct), 100));
 }
 
@@ -1321,13 +1325,18 @@ static void thp_scan_dense_facts(struct thp_scan_facts *f)
  * to order @k to keep its dense parts (@d the reason, @zero its zero map):
  * split its blocks that are not dense to base pages as well, so that
  * their zero-filled subpages are freed.  The blocks but the first are
- * found by pfn, and left alone unless each is still an anon folio of
- * order @k there and its lock is free.  Counts the dense blocks kept.
+ * found by pfn.  Without @list each is left alone (traced as a split
+ * that failed, -EBUSY) unless it is still an anon folio of order @k
+ * there, we get a reference and its lock is free;
+ * at swap-out they are on reclaim's @list, whose reference is the one
+ * pin their split expects, and the new folios go there too.  Counts the
+ * dense blocks kept.
  */
 static void thp_scan_split_sparse(struct folio *folio, unsigned long pfn,
 				  unsigned int order, unsigned int k,
 				  const unsigned long *zero,
-				  enum thp_scan_decision d)
+				  enum thp_scan_decision d,
+				  struct list_head *list)
 {
 	unsigned int nr = 1U << order, step = 1U << k, kept = 0, i;
 
@@ -1342,20 +1351,25 @@ static void thp_scan_split_sparse(struct folio *folio, unsigned long pfn,
 		}
 		if (i) {
 			piece = page_folio(page);
-			if (!folio_try_get(piece))
+			if (!list && !folio_try_get(piece)) {
+				trace_thp_scan_split(pfn + i, k, 0, d, -EBUSY);
 				continue;
+			}
 			if (page_folio(page) != piece || &piece->page != page ||
 			    !folio_test_anon(piece) || folio_order(piece) != k ||
 			    !folio_trylock(piece)) {
-				folio_put(piece);
+				if (!list)
+					folio_put(piece);
+				trace_thp_scan_split(pfn + i, k, 0, d, -EBUSY);
 				continue;
 			}
 		}
-		ret = split_huge_page_to_list_to_order(page, NULL, 0);
+		ret = split_huge_page_to_list_to_order(page, list, 0);
 		trace_thp_scan_split(pfn + i, k, 0, d, ret);
 		if (i) {
 			folio_unlock(piece);
-			folio_put(piece);
+			if (!list)
+				folio_put(piece);
 		}
 	}
 	if (kept) {
@@ -1376,6 +1390,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 	unsigned long pfn = folio_pfn(folio);
 	unsigned int order = folio_order(folio), nr = folio_nr_pages(folio);
 	bool stock = !thp_scan_is_enabled();
+	DECLARE_BITMAP(zero, 1U << THP_SCAN_ZERO_MAP_ORDER);
 	struct thp_scan_facts f = {
 		.order = order,
 		.stock = stock,
@@ -1390,6 +1405,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 			 !folio_contain_hwpoisoned_page(folio),
 		.max_zero = thp_scan_max_zero(nr,
 				READ_ONCE(thp_scan_underused_zero_pct)),
+		.zero = zero,
 	};
 	static const struct thp_scan_probes probes = {
 		.zero_scan = thp_scan_zero_scan,
@@ -1425,9 +1441,8 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 			r->split++;
 		if (!ret && v.new_order && v.d != THP_SCAN_SPLIT_PARTIAL)
 			thp_scan_split_sparse(folio, pfn, order, v.new_order,
-					      f.zero, v.d);
+					      f.zero, v.d, NULL);
 	}
-	bitmap_free(f.zero);
 	thp_scan_count_verdict(order, &v, ret);
 	/* A split to a large order has stamped the new folios itself. */
 	if (ret)
@@ -1813,7 +1828,7 @@ thp_scan_swapout_decide(unsigned int mode, struct folio *folio,
  * reach: take them off @list and drop its reference, so that they are
  * freed now rather than written to swap (one still referenced elsewhere,
  * by a speculative folio_try_get() for instance, is freed when that is
- * dropped).  Return: how many.
+ * dropped).  Return: how many pages.
  */
 static unsigned int thp_scan_free_unmapped(struct list_head *list,
 					   struct list_head *last)
@@ -1828,8 +1843,8 @@ static unsigned int thp_scan_free_unmapped(struct list_head *list,
 		if (folio_mapped(folio) || folio_test_swapcache(folio))
 			continue;
 		list_del(&folio->lru);
+		nr += folio_nr_pages(folio);
 		folio_put(folio);
-		nr++;
 	}
 	return nr;
 }
@@ -1844,16 +1859,20 @@ static unsigned int thp_scan_free_unmapped(struct list_head *list,
  *
  * With thp_scan on and split_on_swapout "underused", splits @folio when it
  * is underused or partially mapped, so that only its used subpages are
- * written to swap; with "always", splits every such folio; with "never",
- * or with thp_scan off, none.  The new folios that nothing maps after the
- * split (zero-filled subpages, now mapped to the zero page, and subpages
- * that were not mapped) are freed at once, except @folio itself, which
- * the caller frees if nothing maps it.  Folios that thp_scan did not
- * split are left to reclaim as in 6.12.  Traced (thp_scan_swapout) and
- * counted.
+ * written to swap; with split_keep_dense, a folio mapped whole is judged
+ * as kthpscand judges it and split to the order that keeps its dense
+ * parts, which then go to swap as large folios.  With "always", splits
+ * every such folio to base pages; with "never", or with thp_scan off,
+ * none.  The new folios that nothing maps after the split (zero-filled
+ * subpages, now mapped to the zero page, and subpages that were not
+ * mapped) are freed at once, except @folio itself, which the caller frees
+ * if nothing maps it.  Folios that thp_scan did not split are left to
+ * reclaim as in 6.12.  Traced (thp_scan_swapout, and thp_scan_split for
+ * each step of a split that keeps dense parts) and counted.
  *
- * Return: true if @folio was split: it is now the order-0 folio of its
- * first subpage, and the new folios still mapped are on @list.
+ * Return: true if @folio was split: it is now the folio of its first
+ * subpage (a base page, or a dense block that is still mapped), and the
+ * new folios still mapped are on @list.
  */
 bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 			       unsigned int *nr_freed)
@@ -1861,28 +1880,62 @@ bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 	static const struct thp_scan_probes probes = {
 		.zero_scan = thp_scan_zero_scan,
 		.rmap_walk = thp_scan_rmap_walk,
+		.zero_map = thp_scan_zero_map,
 	};
 	unsigned int mode = READ_ONCE(thp_scan_swapout_mode);
 	unsigned int order = folio_order(folio);
 	unsigned long pfn = folio_pfn(folio);
 	struct list_head *last = list->prev;
+	DECLARE_BITMAP(zero, 1U << THP_SCAN_ZERO_MAP_ORDER);
+	struct thp_scan_facts f = {
+		.order = order,
+		.mapped = folio_mapped(folio),
+		.flagged = folio_test_partially_mapped(folio),
+		.looks_partial = folio_looks_partially_mapped(folio),
+		.mlocked = folio_test_mlocked(folio),
+		.judge = !folio_contain_hwpoisoned_page(folio),
+		.max_zero = thp_scan_max_zero(folio_nr_pages(folio),
+				READ_ONCE(thp_scan_underused_zero_pct)),
+		.zero = zero,
+	};
 	struct thp_scan_walk w = { };
 	struct thp_scan_verdict v;
 	enum thp_scan_decision d;
 	unsigned int unmapped = 0;
+	bool split;
 	int ret = 0;
 
 	*nr_freed = 0;
 	if (!thp_scan_is_enabled() || order < THP_SCAN_MIN_ORDER)
 		return false;
-	d = thp_scan_swapout_decide(mode, folio, &probes, &w, &v);
+	if (mode == THP_SCAN_SWAPOUT_UNDERUSED)
+		thp_scan_dense_facts(&f);
+	if (f.dense_orders) {
+		thp_scan_decide_dense(&f, folio, &probes, &w, &v);
+		d = v.d;
+	} else {
+		d = thp_scan_swapout_decide(mode, folio, &probes, &w, &v);
+	}
 	bitmap_free(w.mapped);
 	count_vm_events(THP_SPLIT_SCAN_SWAPOUT_PAGES_SCANNED, v.scanned);
-	if (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) {
-		ret = split_folio_to_list(folio, list);
+	split = d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED ||
+		d == THP_SCAN_SPLIT_ZERO_RUNS;
+	if (split) {
+		ret = split_huge_page_to_list_to_order(&folio->page, list,
+						       v.new_order);
+		if (v.new_order)
+			trace_thp_scan_split(pfn, order, v.new_order, d, ret);
+		if (!ret && v.new_order) {
+			thp_scan_split_sparse(folio, pfn, order, v.new_order,
+					      f.zero, d, list);
+			/* Unmapped since the walk: nothing to keep. */
+			if (folio_test_large(folio) && !folio_mapped(folio))
+				split_folio_to_list(folio, list);
+		}
 		if (!ret) {
 			*nr_freed = thp_scan_free_unmapped(list, last);
-			unmapped = *nr_freed + !folio_mapped(folio);
+			unmapped = *nr_freed +
+				   (folio_mapped(folio) ? 0 : folio_nr_pages(folio));
 			count_vm_events(THP_SPLIT_SCAN_SWAPOUT_FREED,
 					*nr_freed);
 			thp_scan_count(order, THP_SPLIT_SCAN_SWAPOUT,
@@ -1894,7 +1947,7 @@ bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 	}
 	trace_thp_scan_swapout(pfn, order, v.zero, v.scanned, unmapped,
 			       thp_scan_swapout_names[mode], d, ret);
-	return (d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED) && !ret;
+	return split && !ret;
 }
 
 /* Which knob sets the collapse limit (collapse_max_ptes_none in sysfs). */

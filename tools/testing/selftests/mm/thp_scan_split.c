@@ -393,19 +393,6 @@ TEST_F_TIMEOUT(split, sleeps_when_nothing_due, 120)
 	munmap(p, nr * self->pmd);
 }
 
-/* What ts_dense_run() reads: the first @run pages of each PMD THP are data. */
-struct dense_spec {
-	size_t per;	/* pages per PMD THP */
-	size_t run;	/* pages written at the start of each */
-};
-
-static int ts_dense_run(size_t pg, void *arg)
-{
-	const struct dense_spec *d = arg;
-
-	return pg % d->per < d->run;
-}
-
 /*
  * The splits traced on the @nr PMD THPs at @heads after a split around
  * their first @run pages into folios of @piece pages: the first, at a

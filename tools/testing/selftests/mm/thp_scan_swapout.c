@@ -32,6 +32,7 @@
 #define NR_SPARSE 8		/* sparse PMD THPs */
 #define NR_MSPARSE 32		/* sparse 64K mTHPs */
 #define NR_DENSE 4		/* dense PMD THPs */
+#define NR_KD 4			/* PMD THPs with one dense quarter */
 #define MKB 64UL
 /*
  * Pages of the child's own (stack, data) that reclaim may swap out too,
@@ -371,6 +372,94 @@ TEST_F_TIMEOUT(swapout, order0_untouched, 60)
 	fclose(f);
 	EXPECT_EQ(0, hits);
 	EXPECT_EQ(-1, ts_check_pages(p, nr, self->z.psz, ts_every_page, NULL));
+	munmap(p, len);
+}
+
+/*
+ * Keep the dense parts at swap-out: NR_KD PMD THPs, each with its first
+ * quarter written and the rest zero-filled, paged out with the quarter's
+ * size allowed (and no size below 64K).  Such a THP is not underused, but
+ * a split around its quarter frees three quarters of it.  "underused":
+ * each is split to the quarter's order at its head, then each of its
+ * other three blocks to base pages (thp_scan_split events on the test's
+ * pfns); the quarter is swapped out as one folio of its size (or, if 6.12
+ * finds no free swap cluster for it, split by reclaim itself: counted as
+ * its size's swpout_fallback), the rest is left to the zero page, not
+ * swapped.  "never": each goes to swap whole; "always": each is split to
+ * base pages and only its quarter is swapped.  The quarter's size is the
+ * test's alone (no other task makes folios of it).  Every byte reads back.
+ */
+TEST_F_TIMEOUT(swapout, keep_dense, 60)
+{
+	const size_t per = self->z.per, psz = self->z.psz, run = per / 4;
+	const size_t nr = NR_KD, len = nr * self->z.pmd;
+	const unsigned long qkb = run * psz / 1024;
+	struct dense_spec d = { per, run };
+	unsigned long heads[NR_KD], rest[3 * NR_KD];
+	struct ev_filter first = { true, "split_zero_runs", heads, nr, 0, true };
+	struct ev_filter second = { true, "split_zero_runs", rest, 3 * nr, 0, true };
+	struct ev_filter any = { true, NULL, heads, nr, 0, false };
+	long q0, pmd0, q_whole, pmd_whole, swapped_run = 0, swapped_rest = 0;
+	cpu_set_t all, one;
+	char path[128];
+	size_t i, k;
+	char *p;
+
+	snprintf(path, sizeof(path), THP "hugepages-%lukB/enabled", qkb);
+	ASSERT_EQ(0, access(path, F_OK)) TH_LOG("no %lu kB THP size", qkb);
+	ASSERT_EQ(0, ts_put(path, "always"));
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	p = ts_map_aligned(len, self->z.pmd);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < run; k++)
+			ts_fill_page(p, i * per + k, psz);
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, psz, heads));
+	for (i = 0; i < nr; i++)
+		for (k = 1; k < 4; k++)
+			rest[i * 3 + k - 1] = heads[i] + k * run;
+	q0 = ts_must_stat(_metadata, qkb, "swpout") +
+	     ts_must_stat(_metadata, qkb, "swpout_fallback");
+	pmd0 = ts_must_stat(_metadata, self->z.pmd_kb, "swpout") +
+	       ts_must_stat(_metadata, self->z.pmd_kb, "swpout_fallback");
+	ASSERT_EQ(0, ts_clear_trace());
+	ASSERT_EQ(0, madvise(p, len, MADV_PAGEOUT));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	q_whole = ts_must_stat(_metadata, qkb, "swpout") +
+		  ts_must_stat(_metadata, qkb, "swpout_fallback") - q0;
+	pmd_whole = ts_must_stat(_metadata, self->z.pmd_kb, "swpout") +
+		    ts_must_stat(_metadata, self->z.pmd_kb, "swpout_fallback") - pmd0;
+	for (i = 0; i < nr; i++) {
+		swapped_run += swapped_pages(p + i * self->z.pmd, run, psz);
+		swapped_rest += swapped_pages(p + i * self->z.pmd + run * psz,
+					      per - run, psz);
+	}
+	ksft_print_msg("%s: swapped: %ld of %zu pages of the runs, %ld of %zu others\n",
+		       variant->mode, swapped_run, nr * run, swapped_rest, nr * (per - run));
+	ksft_print_msg("%s: to swap whole: %ld %lu kB folios, %ld PMD THPs\n",
+		       variant->mode, q_whole, qkb, pmd_whole);
+	if (!strcmp(variant->mode, "never")) {
+		EXPECT_EQ((long)(nr * per), swapped_run + swapped_rest);
+		EXPECT_EQ((long)nr, pmd_whole);
+		EXPECT_EQ(0, ts_events(&any));
+	} else if (!strcmp(variant->mode, "underused")) {
+		EXPECT_EQ((long)(nr * run), swapped_run);
+		EXPECT_EQ(0, swapped_rest);
+		EXPECT_EQ((long)nr, ts_events(&first));
+		EXPECT_EQ((long)(3 * nr), ts_events(&second));
+		EXPECT_EQ((long)nr, q_whole);
+		EXPECT_EQ(0, pmd_whole);
+	} else {
+		EXPECT_EQ((long)(nr * run), swapped_run);
+		EXPECT_EQ(0, swapped_rest);
+		EXPECT_EQ(0, ts_events(&any));
+		EXPECT_EQ(0, q_whole + pmd_whole);
+	}
+	EXPECT_EQ(-1, ts_check_pages(p, nr * per, psz, ts_dense_run, &d));
 	munmap(p, len);
 }
 

@@ -283,6 +283,13 @@ int ts_first_half(size_t pg, void *arg)
 	return pg % per < per / 2 ? 1 : -1;
 }
 
+int ts_dense_run(size_t pg, void *arg)
+{
+	const struct dense_spec *d = arg;
+
+	return pg % d->per < d->run;
+}
+
 bool ts_parse_event(const char *line, struct thp_scan_event *e)
 {
 	const char *b = strchr(line, '['), *s = line, *dash, *ev;

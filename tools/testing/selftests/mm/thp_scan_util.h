@@ -162,6 +162,15 @@ int ts_every_page(size_t pg, void *arg);
 /* The first half of each folio of *@arg pages is mapped (and checked), the rest not. */
 int ts_first_half(size_t pg, void *arg);
 
+/* What ts_dense_run() reads: the first @run pages of each PMD THP are data. */
+struct dense_spec {
+	size_t per;	/* pages per PMD THP */
+	size_t run;	/* pages written at the start of each */
+};
+
+/* Page @pg holds data if it is in the run of its THP (*@arg), else zero. */
+int ts_dense_run(size_t pg, void *arg);
+
 /* One thp_scan_decision or thp_scan_split line of the trace. */
 struct thp_scan_event {
 	double ts;			/* the trace timestamp, in seconds */

@@ -21,6 +21,7 @@ out=$build/series
 plan=$top/workbench/series/plan
 tarball=/usr/src/linux-source-6.12.tar.xz
 die() { echo "series: error: $*" >&2; exit 1; }
+. "$top/workbench/series-files.sh"
 
 "$top/workbench/tree.sh" > /dev/null
 kver=$(make -s -C "$tree" kernelversion)
@@ -63,18 +64,9 @@ n=0
 # apply_group PATTERN-INCLUDE PATTERN-EXCLUDE: copy the final version of
 # the files matching the first extended regex and not the second.
 apply_group() {
-	local f
-	for f in $files; do
-		echo "$f" | grep -Eq "$1" || continue
-		[ -z "$2" ] || ! echo "$f" | grep -Eq "$2" || continue
-		if [ -f "$tree/$f" ]; then
-			mkdir -p "$repo/$(dirname "$f")"
-			cp "$tree/$f" "$repo/$f"
-		else
-			rm -f "$repo/$f"
-		fi
-		g add -f -A -- "$f"
-	done
+	local sel
+	sel=$(series_copy_final "$tree" "$repo" "$1" "$2" $files)
+	[ -z "$sel" ] || g add -f -A -- $sel
 }
 while read -r kind arg rest; do
 	case "$kind" in

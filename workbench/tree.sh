@@ -17,6 +17,13 @@ overlay_dirs="mm include Documentation tools"
 
 die() { echo "tree: error: $*" >&2; exit 1; }
 series_list() { grep -v '^[[:space:]]*\(#\|$\)' "$top/patches/series" 2>/dev/null || true; }
+# The top patch's name and hunks as tree.sh applied it (.thp-scan-top):
+# with this, a top patch that a checkout or pull changed is told apart
+# from edits made in the tree and not refreshed into it.
+top_hunks() { echo "$1"; sed -n '/^--- a\//,$p'; }
+top_as_applied() {
+	[ -f .thp-scan-top ] && quilt diff -P "$1" 2>/dev/null | top_hunks "$1" | cmp -s - .thp-scan-top
+}
 
 [ -f "$tarball" ] || die "$tarball is missing (run: workbench/install-deps.sh)"
 debver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
@@ -68,7 +75,8 @@ if [ "$want" != "$have" ]; then
 	if [ -d .pc ] && quilt applied >/dev/null 2>&1; then
 		# Never throw away work: the top patch must be refreshed.
 		top_patch=$(quilt top 2>/dev/null || true)
-		if [ ! -f "patches/$top_patch" ] || [ -n "$(quilt diff -z 2>/dev/null)" ]; then
+		if [ ! -f "patches/$top_patch" ] ||
+		   { [ -n "$(quilt diff -z 2>/dev/null)" ] && ! top_as_applied "$top_patch"; }; then
 			restore_series
 			die "$tree has changes not in patches/$top_patch: run 'make quilt ARGS=refresh' first"
 		fi
@@ -102,6 +110,12 @@ if [ "$want" != "$have" ]; then
 		fi
 	done
 	rm -f "$before"
+	top_patch=$(quilt top 2>/dev/null || true)
+	if [ -n "$top_patch" ]; then
+		top_hunks "$top_patch" < "patches/$top_patch" > .thp-scan-top
+	else
+		rm -f .thp-scan-top
+	fi
 	echo "$want" > .thp-scan-series
 fi
 

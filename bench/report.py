@@ -229,6 +229,59 @@ def main():
                                            ' | '.join(cells)))
         w('')
 
+    # --- dense -------------------------------------------------------------------
+    # Boots dense-KERNEL[-arm64]: "BENCH dense setting=S shape=H pct=P ..."
+    # per row; setting never, always, always-keep0 (patched only).
+    dn = {}
+    for suffix, atag in ARCHES:
+        for k in KERNELS:
+            for kv in lines('dense-%s%s' % (k, suffix), 'dense'):
+                dn[(atag, k, kv['setting'], kv['shape'], int(kv['pct']))] = kv
+    if dn:
+        mark['dense'] = len(md)
+        kv0 = next(iter(dn.values()))
+        w('## 1c. Keeping the dense parts: 2 MiB THPs partly written')
+        w('')
+        w('%s MiB of 2 MiB THPs (every mTHP size at `inherit`, so a split may keep '
+          'any size), the given share of each written, every byte of a written page: '
+          '`runs` as one run from the THP\'s start (25 %%: its first 512K; 75 %%: an '
+          'aligned 1M and 512K), `spread64k` as 64K runs spread evenly, `spread4k` as '
+          'single pages spread evenly. memcg `memory.current` %s guest seconds after the '
+          'fault (kthpscand\'s minimum age is 10 s), against `never` on the same kernel, '
+          'and the share of the written bytes in folios of 64K or more (in 2M ones). '
+          'Patched `keep0`: `thp_scan/split_keep_dense=0` (the rule before it).' % (
+              kv0['mib'], fmt(num(kv0['window_s']), 0)))
+        w('')
+        cols_d = [(k, st) for k in KERNELS for st in ('never', 'always', 'always-keep0')
+                  if any(key[1] == k and key[2] == st for key in dn)]
+        w('| shape | written | ' + ' | '.join('%s %s' % (k, st.replace('always-keep0', 'always keep0'))
+                                             for k, st in cols_d) + ' |')
+        w('|---|---|' + '---|' * len(cols_d))
+        for _, atag in ARCHES:
+            for shape in ('runs', 'spread64k', 'spread4k'):
+                for pct in (25, 50, 75):
+                    cells = []
+                    for k, st in cols_d:
+                        kv = dn.get((atag, k, st, shape, pct))
+                        nv = dn.get((atag, k, 'never', shape, pct))
+                        if not kv:
+                            cells.append('–')
+                            continue
+                        end = num(kv['end_mib'])
+                        c = '%s MiB' % fmt(end)
+                        if st != 'never' and nv and num(nv['end_mib']):
+                            c += ', %.2fx' % (end / num(nv['end_mib']))
+                        if st != 'never':
+                            c += ', %s %% (%s %%)' % (kv['ge64k_pct'], kv['ge2m_pct'])
+                        if kv.get('data') != 'ok':
+                            c += ' **data %s**' % kv.get('data')
+                        cells.append(c)
+                    if all(c == '–' for c in cells):
+                        continue
+                    w('| %s%s | %d %% | %s |' % (shape, atag, pct, ' | '.join(cells)))
+        w('')
+    mark['dense_end'] = len(md)
+
     # --- redis -----------------------------------------------------------------
     red = {n: lines(n, 'redis-t') for _, n in mem}
     if any(red.values()):
@@ -263,6 +316,17 @@ def main():
             rb = {kv['test']: kv['rps'] for kv in lines(n, 'redis-bench')}
             w('| %s | %s | %s | %s |' % (label, ' | '.join(fmt(byt.get(t)) for t in ts), ratio,
                                        ' | '.join(rb.get(t, '–') for t in tests)))
+        fol = [(label, kv) for label, n in mem for kv in lines(n, 'folios') if kv.get('tag') == 'redis']
+        if fol:
+            w('')
+            w('redis-server\'s resident anonymous memory at the end, by the size of its folios '
+              '(`/proc/PID/pagemap` and `/proc/kpageflags`):')
+            w('')
+            w('| kernel, policy | resident MiB | in folios of 64K or more | in 2M folios |')
+            w('|---|---|---|---|')
+            for label, kv in fol:
+                w('| %s | %s | %s MiB (%s %%) | %s MiB (%s %%) |' % (
+                    label, kv['resident_mib'], kv['ge64k_mib'], kv['ge64k_pct'], kv['ge2m_mib'], kv['ge2m_pct']))
         load = {n: lines(n, 'redis-load') for _, n in mem}
         bad = [n for n, v in load.items() for kv in v if kv.get('data') != 'ok']
         if bad:
@@ -669,7 +733,7 @@ def readme(a, md, mark, plots):
              'From the latest full run (%s; every table, the facts of the run and the '
              'other plots: [%s/README.md](%s/README.md)):' % (
                  md[2].split(', ')[1] if len(md) > 2 and ', ' in md[2] else 'see there', rel, rel), '']
-    for a0, a1 in (('redis', 'redis_end'), ('fault', 'fault_end'), ('idle', 'idle_end'),
+    for a0, a1 in (('dense', 'dense_end'), ('redis', 'redis_end'), ('fault', 'fault_end'), ('idle', 'idle_end'),
                    ('locks', 'locks_end')):
         if a0 in mark:
             for l in md[mark[a0]:mark[a1]]:

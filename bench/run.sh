@@ -2,7 +2,7 @@
 # The benchmark: stock Linux 6.12 against the patched kernel, every THP
 # policy, side by side (make bench, ./run bench [--quick]).
 #
-#   bench/run.sh [--quick] [--arm64] [--jobs N] [--only "BOOT ..."]
+#   bench/run.sh [--quick] [--arm64] [--jobs N] [--only "BOOT ..."] [--out NAME]
 #
 # Builds the patched x86_64 kernel (configs: base + x86_64 + bench, i.e.
 # the test configuration plus CONFIG_NET and CONFIG_UNIX for redis and
@@ -23,9 +23,12 @@
 #   {patched,stock}-POLICY         the memory workloads under POLICY
 #                                  (patched: never madvise always defer
 #                                  auto; stock: never madvise always)
+#   dense-{patched,stock}          2 MiB THPs partly written (25, 50 and
+#                                  75 %, in runs or spread): memory and
+#                                  what stays in large folios
 # --arm64 adds the same kernels for arm64 (QEMU virt, -cpu max) and boots
-# fault-{patched,stock}-arm64, idle-{patched,stock}-arm64 and
-# {patched,stock}-always-arm64 (no redis: Debian's arm64 redis is not
+# fault-{patched,stock}-arm64, idle-{patched,stock}-arm64,
+# dense-{patched,stock}-arm64 and {patched,stock}-always-arm64 (no redis: Debian's arm64 redis is not
 # installed on an amd64 host).
 # N boots run at once (default 2).  Then bench/report.py writes the
 # table, the plots and the run's facts to bench/results/ (--quick:
@@ -33,23 +36,29 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
-quick=0 arm64=0 jobs=${BENCH_JOBS:-2} only=
+quick=0 arm64=0 jobs=${BENCH_JOBS:-2} only= outname=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--arm64) arm64=1 ;;
 	--jobs) jobs=$2; shift ;;
 	--only) only=$2; shift ;;
-	*) echo "bench: unknown option $1 (bench/run.sh [--quick] [--arm64] [--jobs N] [--only \"BOOT ...\"])" >&2; exit 2 ;;
+	--out) outname=$2; shift ;;
+	*) echo "bench: unknown option $1 (bench/run.sh [--quick] [--arm64] [--jobs N] [--only \"BOOT ...\"] [--out NAME])" >&2; exit 2 ;;
 	esac
 	shift
 done
 # A full run of every boot also puts its headline tables into README.md;
 # a run of some boots (--only) writes its own report, next to the full
-# run's: bench/results/only/.
+# run's: bench/results/only/, or bench/results/NAME/ with --out NAME.
 out=$top/bench/results readme=$top/README.md
 [ -n "$only" ] && out=$top/bench/results/only readme=
 [ "$quick" = 1 ] && out=$top/bench/results/quick readme=
+case "$outname" in
+"") ;;
+*[!a-z0-9-]*) echo "bench: --out takes a name of lower-case letters, digits and dashes" >&2; exit 2 ;;
+*) out=$top/bench/results/$outname readme= ;;
+esac
 t0=$(date +%s)
 step() { echo "== bench [$(date +%T), +$(($(date +%s) - t0)) s] $*"; }
 die() { echo "bench: error: $*" >&2; exit 1; }
@@ -59,9 +68,9 @@ mkdir -p "$build/logs" "$build/bench"
 # NAME KERNEL MODE POLICY ESTIMATE_S ARCH (wall-clock, measured on 2 cores
 # with two boots at a time; the guest's own times do not depend on it).
 if [ "$quick" = 1 ]; then
-	est_mem=90 est_always=110 est_fault=50 est_idle=80 est_locks=60
+	est_mem=90 est_always=110 est_fault=50 est_idle=80 est_locks=60 est_dense=60
 else
-	est_mem=200 est_always=240 est_fault=70 est_idle=120 est_locks=120
+	est_mem=200 est_always=240 est_fault=70 est_idle=120 est_locks=120 est_dense=120
 fi
 boots=()
 for k in patched stock; do
@@ -81,8 +90,12 @@ for p in always never madvise defer auto; do
 		boots+=("$k-$p $k mem $p $e x86_64")
 	done
 done
+for k in patched stock; do
+	boots+=("dense-$k $k dense always $est_dense x86_64")
+done
 if [ "$arm64" = 1 ]; then
 	for k in patched stock; do
+		boots+=("dense-$k-arm64 $k dense always $((est_dense * 2)) arm64")
 		boots+=("fault-$k-arm64 $k fault always $((est_fault * 2)) arm64")
 		boots+=("idle-$k-arm64 $k idle always $((est_idle * 2)) arm64")
 		boots+=("$k-always-arm64 $k mem always $((est_always * 2)) arm64")

@@ -11,6 +11,12 @@
 #                  order-0 pages
 #            idle  the CPU time an idle machine spends (/proc/schedstat),
 #                  with 0 and 2000 empty memcgs, thp_scan off and on
+#            dense 2 MiB THPs with 25, 50 and 75 % written, in one run
+#                  from the start, in 64K runs spread evenly and in pages
+#                  spread evenly, under never and always (patched: also
+#                  always with thp_scan/split_keep_dense=0), every mTHP
+#                  size at inherit: memory, and how much of the written
+#                  memory stays in folios of 64K or more
 #            locks the locks the fault and free paths take, from a kernel
 #                  with CONFIG_LOCK_STAT (/proc/lock_stat): one process,
 #                  then four in one memcg (a boot of four CPUs)
@@ -174,6 +180,33 @@ if [ "$MODE" = idle ]; then
 	exit $rc
 fi
 
+if [ "$MODE" = dense ]; then
+	# The sizes below PMD follow the global policy too, so that a split
+	# may keep dense parts in any of them (split_keep_dense).
+	for f in $T/hugepages-*kB/enabled; do echo inherit > $f; done
+	settings="never always"
+	[ -f $T/thp_scan/split_keep_dense ] && settings="never always always-keep0"
+	dmib=64 dwin=30
+	[ "$QUICK" = 1 ] && dmib=32 dwin=20
+	for st in $settings; do
+		pol=${st%-keep0}
+		echo $pol > $T/enabled
+		if [ -f $T/thp_scan/split_keep_dense ]; then
+			[ "$st" = always-keep0 ] && echo 0 > $T/thp_scan/split_keep_dense ||
+				echo 1 > $T/thp_scan/split_keep_dense
+		fi
+		for shape in runs spread64k spread4k; do
+			for pct in 25 50 75; do
+				progress "dense: $dmib MiB of 2 MiB THPs, $pct % written ($shape), ${dwin} s, $st"
+				run $B dense $shape $pct $dmib $dwin $st
+			done
+		done
+	done
+	[ -f $T/thp_scan/split_keep_dense ] && echo 1 > $T/thp_scan/split_keep_dense
+	progress "done"
+	exit $rc
+fi
+
 if [ "$QUICK" = 1 ]; then
 	pcts="1 50 100" smib=32 window=40 pwindow=10 hk=192 hidle=20 nset=10000 rsamples=4 nbench=4000 njobs=30 scmib=128 scwin=30
 else
@@ -218,6 +251,7 @@ elif want redis; then
 	rpid=$!
 	run $B redisload /tmp/redis.sock $nset 16000 80
 	run $B sample $CG/redis 30 $rsamples redis-t
+	run $B folios $rpid redis
 	progress "redis-benchmark: $nbench requests per test"
 	/usr/bin/redis-benchmark -s /tmp/redis.sock -n $nbench -c 8 -d 1024 -t set,get,lpush,lpop --csv 2>/dev/null |
 		tr -d '"' | while IFS=, read -r test rps avg rest; do

@@ -18,6 +18,8 @@
  *   thpbench idle SETTLE_S SECONDS MEMCGS SETTING  CPU time of an idle machine
  *   thpbench locks KB MIB REPS PROCS [TAG]         lock statistics of fault and free
  *   thpbench profile MIB                           fault and unmap between markers
+ *   thpbench dense SHAPE PCT MIB WINDOW_S SETTING  2 MiB THPs partly written: what stays large
+ *   thpbench folios PID TAG                        a process's memory by folio size
  *
  * The policy (transparent_hugepage/enabled, hugepages-<size>kB/enabled)
  * is set by the caller (bench/guest/bench.sh).
@@ -247,6 +249,219 @@ static unsigned long touch(char *mem, size_t len, unsigned long fpages, unsigned
 			mem[p * PAGE] = pattern(p);
 	}
 	return bad;
+}
+
+/* --- folio sizes, from /proc/PID/pagemap and /proc/kpageflags ---------- */
+
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN_MASK ((1ULL << 55) - 1)
+#define KPF_HEAD (1ULL << 15)		/* KPF_COMPOUND_HEAD */
+#define KPF_TAIL (1ULL << 16)		/* KPF_COMPOUND_TAIL */
+
+/* Resident memory by the size of the folio it is in. */
+struct share {
+	unsigned long long pages;	/* present pages looked at */
+	unsigned long long ge64k;	/* of them, in folios of 64 KiB or more */
+	unsigned long long ge2m;	/* of them, in folios of 2 MiB or more */
+	unsigned long long absent;	/* pages looked at but not present */
+};
+
+static int kpf_fd = -1;
+static unsigned long long kpf_head, kpf_n;	/* the last folio found */
+
+static uint64_t kpageflags(unsigned long long pfn)
+{
+	uint64_t v = 0;
+
+	if (pread(kpf_fd, &v, sizeof(v), pfn * sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* How many pages the folio holding @pfn has (1 for a page of its own). */
+static unsigned long long folio_pages(unsigned long long pfn)
+{
+	unsigned long long head = pfn, n = 1;
+
+	if (kpf_n && pfn >= kpf_head && pfn < kpf_head + kpf_n)
+		return kpf_n;
+	if (!(kpageflags(pfn) & (KPF_HEAD | KPF_TAIL)))
+		return 1;
+	while (head && (kpageflags(head) & KPF_TAIL) && pfn - head < (1ULL << 18))
+		head--;
+	while (n < (1ULL << 18) && (kpageflags(head + n) & KPF_TAIL))
+		n++;
+	kpf_head = head;
+	kpf_n = n;
+	return n;
+}
+
+/*
+ * Add the @n pages from @va of the process whose pagemap is @pm to @s; with
+ * @want, only pages @i for which want(@i, @arg) is true.
+ */
+static void share_add(int pm, unsigned long va, unsigned long n,
+		      int (*want)(unsigned long i, void *arg), void *arg,
+		      struct share *s)
+{
+	static uint64_t e[512];
+	unsigned long i, j, c;
+
+	if (kpf_fd < 0 && (kpf_fd = open("/proc/kpageflags", O_RDONLY)) < 0)
+		die("/proc/kpageflags");
+	kpf_n = 0;
+	for (i = 0; i < n; i += c) {
+		c = n - i < 512 ? n - i : 512;
+		if (pread(pm, e, c * sizeof(e[0]), (va / PAGE + i) * sizeof(e[0])) !=
+		    (ssize_t)(c * sizeof(e[0])))
+			die("pagemap");
+		for (j = 0; j < c; j++) {
+			unsigned long long np;
+
+			if (want && !want(i + j, arg))
+				continue;
+			if (!(e[j] & PM_PRESENT)) {
+				s->absent++;
+				continue;
+			}
+			np = folio_pages(e[j] & PM_PFN_MASK);
+			s->pages++;
+			s->ge64k += np * PAGE >= 64 * 1024;
+			s->ge2m += np * PAGE >= SZ_2M;
+		}
+	}
+}
+
+static double pct_of(unsigned long long part, unsigned long long whole)
+{
+	return whole ? 100.0 * part / whole : 0;
+}
+
+/* Which pages of each 2 MiB a dense workload writes (see dense()). */
+struct dense_shape {
+	int shape;		/* 0: one run from the start, 1: 64K runs spread, 2: pages spread */
+	unsigned long pct;
+};
+
+static int dense_written(unsigned long i, void *arg)
+{
+	const struct dense_shape *d = arg;
+	unsigned long pg = i % 512;
+
+	switch (d->shape) {
+	case 0:
+		return pg < 512 * d->pct / 100;
+	case 1:
+		return written(pg / 16, 32, 32 * d->pct / 100);
+	default:
+		return written(pg, 512, 512 * d->pct / 100);
+	}
+}
+
+/*
+ * dense SHAPE PCT MIB WINDOW SETTING: MIB of 2 MiB THPs (all sizes
+ * "inherit", the caller's policy), PCT % of each written, every byte of a
+ * written page: SHAPE "runs" as one run from the THP's start (25 %: its
+ * first 512K; 75 %: an aligned 1M and 512K), "spread64k" as 64K runs
+ * spread evenly, "spread4k" as single pages spread evenly.  memory.current
+ * at once and after WINDOW s (kthpscand's minimum age is 10 s), and then
+ * the share of the written pages that are in folios of 64K or more and of
+ * 2M; SETTING labels the line.
+ */
+static int dense(int argc, char **argv)
+{
+	static const char * const shapes[] = { "runs", "spread64k", "spread4k" };
+	struct dense_shape d = { -1, 0 };
+	struct share sh = { 0 };
+	unsigned long i, npages, nw = 0, bad = 0;
+	long long base, once, cur;
+	double window, t0;
+	char name[64];
+	size_t len;
+	char *mem;
+	int pm;
+
+	if (argc < 7)
+		die("usage: dense SHAPE PCT MIB WINDOW_S SETTING");
+	for (i = 0; i < 3; i++)
+		if (!strcmp(argv[2], shapes[i]))
+			d.shape = i;
+	if (d.shape < 0)
+		die("unknown shape %s", argv[2]);
+	d.pct = strtoul(argv[3], NULL, 0);
+	len = strtoul(argv[4], NULL, 0) * MiB;
+	window = atof(argv[5]);
+	npages = len / PAGE;
+	snprintf(name, sizeof(name), "dense-%s-%lu", argv[2], d.pct);
+	cg_enter(name);
+	base = cg_ll(name, "memory.current");
+	mem = map_aligned(len);
+	for (i = 0; i < npages; i++)
+		if (dense_written(i, &d)) {
+			memset(mem + i * PAGE, pattern(i), PAGE);
+			nw++;
+		}
+	once = cg_ll(name, "memory.current") - base;
+	t0 = now();
+	snooze(window);
+	cur = cg_ll(name, "memory.current") - base;
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	if (pm < 0)
+		die("/proc/self/pagemap");
+	share_add(pm, (unsigned long)mem, npages, dense_written, &d, &sh);
+	close(pm);
+	for (i = 0; i < npages; i++) {
+		const unsigned char *pg = (const unsigned char *)mem + i * PAGE;
+		unsigned char want = dense_written(i, &d) ? pattern(i) : 0;
+		size_t b;
+
+		for (b = 0; b < PAGE; b++)
+			bad += pg[b] != want;
+	}
+	printf("BENCH dense setting=%s shape=%s pct=%lu mib=%zu written_mib=%.2f once_mib=%.2f end_mib=%.2f window_s=%.1f ge64k_pct=%.1f ge2m_pct=%.1f absent=%llu anon_thp_mib=%.2f data=%s\n",
+	       argv[6], argv[2], d.pct, len / MiB, mib((long long)nw * PAGE), mib(once), mib(cur),
+	       now() - t0, pct_of(sh.ge64k, sh.pages), pct_of(sh.ge2m, sh.pages), sh.absent,
+	       mib(cg_key(name, "memory.stat", "anon_thp")), bad ? "CORRUPTED" : "ok");
+	munmap(mem, len);
+	cg_leave(name);
+	return bad ? 1 : 0;
+}
+
+/*
+ * folios PID TAG: the resident anonymous memory of process PID (its
+ * private mappings without a file: heap, anonymous mmap) by folio size.
+ */
+static int folios(int argc, char **argv)
+{
+	struct share sh = { 0 };
+	char path[64], line[512];
+	FILE *maps;
+	int pm;
+
+	if (argc < 4)
+		die("usage: folios PID TAG");
+	snprintf(path, sizeof(path), "/proc/%s/maps", argv[2]);
+	maps = fopen(path, "r");
+	snprintf(path, sizeof(path), "/proc/%s/pagemap", argv[2]);
+	pm = open(path, O_RDONLY);
+	if (!maps || pm < 0)
+		die("/proc/%s", argv[2]);
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end, ino;
+		char perms[8], file[256] = "";
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %255s", &start, &end, perms, &ino,
+			   file) < 4 || perms[3] != 'p' || perms[1] != 'w' || ino ||
+		    (file[0] && strcmp(file, "[heap]")))
+			continue;
+		share_add(pm, start, (end - start) / PAGE, NULL, NULL, &sh);
+	}
+	fclose(maps);
+	close(pm);
+	printf("BENCH folios tag=%s resident_mib=%.2f ge64k_pct=%.1f ge2m_pct=%.1f ge64k_mib=%.2f ge2m_mib=%.2f\n",
+	       argv[3], mib(sh.pages * PAGE), pct_of(sh.ge64k, sh.pages), pct_of(sh.ge2m, sh.pages),
+	       mib(sh.ge64k * PAGE), mib(sh.ge2m * PAGE));
+	return 0;
 }
 
 /*
@@ -1052,7 +1267,8 @@ static const struct {
 	{ "sparse", sparse }, { "fault", fault }, { "hawkeye", hawkeye },
 	{ "scancost", scancost }, { "swap", swapbench }, { "ccloop", ccloop },
 	{ "sample", sample }, { "redisload", redisload }, { "idle", idle },
-	{ "locks", locks }, { "profile", profile },
+	{ "locks", locks }, { "profile", profile }, { "dense", dense },
+	{ "folios", folios },
 };
 
 int main(int argc, char **argv)

@@ -610,4 +610,95 @@ TEST_F_TIMEOUT(split, keep_dense_off, 120)
 	dense_runs(_metadata, &self->z, self->kpid, run, "keep_used", 0);
 }
 
+/* ts_dense_run() on the first half of each PMD THP; the second is unmapped. */
+static int dense_run_half(size_t pg, void *arg)
+{
+	const struct dense_spec *d = arg;
+
+	return pg % d->per < d->per / 2 ? ts_dense_run(pg, arg) : -1;
+}
+
+/*
+ * A partially mapped THP is split to the largest size its mapping allows,
+ * and what that leaves is judged like any folio, dense parts included:
+ * four PMD THPs, each with its first quarter written and its second half
+ * unmapped.  kthpscand splits each as partially mapped to the order of
+ * its mapped half, at once; after the minimum age (1 s) that half, half
+ * written in one run, is split around the run (split_zero_runs, with the
+ * quarter's size allowed) and its other block to base pages.  The run
+ * keeps its pfns in one folio of the quarter's size, the rest of the
+ * mapped half is the zero page, and every byte reads back.  The minimum
+ * age is a minute until the halves are unmapped: a THP judged whole
+ * first would be split around its quarter at once.
+ */
+TEST_F_TIMEOUT(split, partial_then_dense, 120)
+{
+	const size_t nr = 4, per = self->z.per, psz = self->psz;
+	const size_t run = per / 4;
+	const unsigned int order = self->order_pmd;
+	struct dense_spec d = { per, run };
+	unsigned long heads[4], mids[4];
+	struct ev_filter first = { true, "split_zero_runs", heads, nr, self->kpid, true };
+	struct ev_filter second = { true, "split_zero_runs", mids, nr, self->kpid, true };
+	struct thp_scan_event *ev;
+	long n, j, partial = 0, dense = 0, secs;
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
+	size_t i, k, whole = 0;
+	long bad;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_LE(0, kpf);
+	ASSERT_TRUE(set_size(run * psz / 1024, "madvise"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "60000"));
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < run; k++)
+			ts_fill_page(p, i * per + k, psz);
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, psz, heads));
+	for (i = 0; i < nr; i++) {
+		mids[i] = heads[i] + run;
+		ASSERT_EQ(0, munmap(p + i * self->pmd + self->pmd / 2, self->pmd / 2));
+	}
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
+
+	secs = kthpscand_deadline(1000, 3);
+	EXPECT_TRUE(POLL(ts_pfns_seen(&first) == nr && ts_pfns_seen(&second) == nr, secs))
+		TH_LOG("%zu and %zu of %zu split after %ld s", ts_pfns_seen(&first),
+		       ts_pfns_seen(&second), nr, secs);
+	/* Each THP: one split to its half, one around its run, one beside it. */
+	n = thp_scan_events(&ev);
+	ASSERT_LE(0, n);
+	for (j = 0; j < n; j++) {
+		if (!ev[j].split || !ts_pfn_in(ev[j].pfn, heads, nr))
+			continue;
+		if (!strcmp(ev[j].decision, "split_partially_mapped")) {
+			EXPECT_EQ(order, ev[j].order);
+			EXPECT_EQ(order - 1, ev[j].new_order);
+			partial++;
+		} else {
+			EXPECT_STREQ("split_zero_runs", ev[j].decision);
+			EXPECT_EQ(order - 1, ev[j].order);
+			EXPECT_EQ(order - 2, ev[j].new_order);
+			dense++;
+		}
+		EXPECT_EQ(0, ev[j].ret);
+	}
+	free(ev);
+	EXPECT_EQ((long)nr, partial);
+	EXPECT_EQ((long)nr, dense);
+	EXPECT_EQ((long)nr, ts_events(&second));
+	for (i = 0; i < nr; i++)
+		whole += ts_folio_pages_at(kpf, heads[i], per) == run;
+	EXPECT_EQ(nr, whole);
+	/* Each mapped half is a mapping of its own now. */
+	for (i = 0; i < nr; i++)
+		EXPECT_EQ((long)(run * psz / 1024), ts_smaps_kb(p + i * self->pmd, "Rss:"));
+	bad = ts_check_pages(p, nr * per, psz, dense_run_half, &d);
+	EXPECT_EQ(-1, bad) TH_LOG("page %ld differs", bad);
+	close(kpf);
+	for (i = 0; i < nr; i++)
+		munmap(p + i * self->pmd, self->pmd / 2);
+}
+
 THP_SCAN_HARNESS_MAIN

@@ -71,6 +71,13 @@ build uffd-unit-tests
 build ksm_tests
 build ksm_functional_tests
 build migration
+# Not upstream's: the reproducer of the userfaultfd race that the series'
+# userfaultfd fix closes (README.md, "Upstream mm selftests"), run by the
+# same runner as a test (-e).
+urace=$top/workbench/upstream/uffd_unregister_race.c
+if [ ! -x "$out/uffd_unregister_race" ] || [ "$urace" -nt "$out/uffd_unregister_race" ]; then
+	"$cc" -static -O2 -Wall -pthread -isystem "$hdr/include" -o "$out/uffd_unregister_race" "$urace"
+fi
 
 cp "$top/workbench/upstream/tests" "$out/tests"
 for p in upstream_mm upstream_mm_quick; do

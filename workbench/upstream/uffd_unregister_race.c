@@ -30,13 +30,16 @@
  * userfaultfd_clear_vma() write-locked the VMA.
  *
  * Exit: 0 = finished (whether or not -ENOENT was seen); 1 = unexpected
- * error; 3 = hung.  Build:
+ * error; 3 = hung.  -e: a test (the test command's upstream boot runs it
+ * so): TAP "1..1" and one result, and -ENOENT, a read that found data or
+ * a fault left stuck fails it (exit 1).  Build:
  *   gcc -static -O2 -Wall -pthread -o uffd_unregister_race uffd_unregister_race.c
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
@@ -63,6 +66,7 @@ static unsigned long max_secs = 240;
 static unsigned long fdelay_max = 20000, mdelay_max = 20000; /* ns */
 static int populate = 1;
 static int verbose;
+static int as_test;
 static int kernel_touch;	/* -K: touch via write(2) -> kernel-mode fault */
 static int pfd[2];
 
@@ -307,7 +311,7 @@ static void usage(const char *p)
 {
 	fprintf(stderr, "usage: %s [-n iters] [-t secs] [-p npages] "
 		"[-F faulter_delay_max_ns] [-M monitor_delay_max_ns] "
-		"[-P populate 0|1] [-K] [-v]\n", p);
+		"[-P populate 0|1] [-K] [-v] [-e]\n", p);
 	exit(2);
 }
 
@@ -322,7 +326,7 @@ int main(int argc, char **argv)
 	char *res;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:t:p:F:M:P:Kv")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:p:F:M:P:Kve")) != -1) {
 		switch (opt) {
 		case 'n':
 			max_iters = strtoul(optarg, NULL, 0);
@@ -347,6 +351,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'e':
+			as_test = 1;
 			break;
 		default:
 			usage(argv[0]);
@@ -441,6 +448,15 @@ int main(int argc, char **argv)
 	printf("RESULT: %s ENOENT=%lu iters=%lu\n",
 	       atomic_load(&c_copy_enoent) ? "REPRODUCED" : "not-reproduced",
 	       atomic_load(&c_copy_enoent), i - 1);
+	if (as_test) {
+		bool ok = !atomic_load(&c_copy_enoent) && !atomic_load(&c_copy_other) &&
+			  !atomic_load(&c_copy_eagain) && !atomic_load(&c_read_nonzero) &&
+			  !atomic_load(&c_stuck);
+
+		printf("1..1\n%sok 1 no fault message after UFFDIO_UNREGISTER in %lu rounds\n",
+		       ok ? "" : "not ", i - 1);
+		return !ok;
+	}
 	if (atomic_load(&c_copy_other) || atomic_load(&c_copy_eagain))
 		return 1;
 	return 0;

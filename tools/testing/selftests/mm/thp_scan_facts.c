@@ -305,14 +305,16 @@ static void expect_decided(struct __test_metadata *_metadata,
 			   const char *decision)
 {
 	struct ev_filter any = { false, NULL, pfns, n };
-	struct ev_filter want = { false, decision, pfns, n };
 	int t = WAIT_FOR(ts_pfns_seen(&any) == n);
 
 	EXPECT_EQ(n, ts_pfns_seen(&any)) TH_LOG("after %d s", t);
-	EXPECT_EQ(ts_events(&any), ts_events(&want)) {
+	/*
+	 * From one read of the trace: kthpscand decides on the folios it
+	 * keeps again at each round, and two reads would count different
+	 * rounds (the debug kernel read 460 decisions, then 543 keep_used).
+	 */
+	EXPECT_EQ(0, ts_log_other_decisions(&any, decision, 8))
 		TH_LOG("not all %s", decision);
-		ts_log_other_decisions(&any, decision, 8);
-	}
 }
 
 /*

@@ -584,25 +584,28 @@ size_t ts_pfns_seen(const struct ev_filter *f)
 	return seen;
 }
 
-void ts_log_other_decisions(const struct ev_filter *f, const char *want, int max)
+long ts_log_other_decisions(const struct ev_filter *f, const char *want, int max)
 {
 	struct thp_scan_event *ev = NULL;
-	long n = thp_scan_events(&ev), i;
+	long n = thp_scan_events(&ev), i, other = 0;
 	size_t j;
 
-	for (i = 0; i < n && max > 0; i++) {
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
 		if (ev[i].split || !strcmp(ev[i].decision, want))
 			continue;
 		for (j = 0; j < f->n && f->pfns[j] != ev[i].pfn; j++)
 			;
 		if (j == f->n)
 			continue;
-		ksft_print_msg("pfn %#lx order %u: %s (zero %u, scanned %u, mapped %u)\n",
-			       ev[i].pfn, ev[i].order, ev[i].decision, ev[i].zero,
-			       ev[i].scanned, ev[i].mapped);
-		max--;
+		if (other++ < max)
+			ksft_print_msg("pfn %#lx order %u: %s (zero %u, scanned %u, mapped %u)\n",
+				       ev[i].pfn, ev[i].order, ev[i].decision, ev[i].zero,
+				       ev[i].scanned, ev[i].mapped);
 	}
 	free(ev);
+	return other;
 }
 
 void ts_log_range(const char *p, size_t per, unsigned long head)

@@ -294,10 +294,11 @@ long ts_events(const struct ev_filter *f);
 size_t ts_pfns_seen(const struct ev_filter *f);
 
 /*
- * Log, for a failed check, the decisions of kthpscand on the folios of
- * @f other than @want: each with its pfn and counts (at most @max).
+ * The decisions of kthpscand on the folios of @f other than @want, from
+ * one read of the trace (-1 if it cannot be read); the first @max of them
+ * logged, each with its pfn and counts.
  */
-void ts_log_other_decisions(const struct ev_filter *f, const char *want, int max);
+long ts_log_other_decisions(const struct ev_filter *f, const char *want, int max);
 
 /*
  * What the @per pages at @p map now, against the folio whose head was

@@ -237,7 +237,7 @@ FIXTURE_TEARDOWN(defer)
  * No THP at fault, then khugepaged collapses the written, non-madvised
  * range once it scans, and every byte reads back.
  */
-TEST_F_TIMEOUT(defer, khugepaged_collapses, 90)
+TEST_F_TIMEOUT(defer, khugepaged_collapses, 300)
 {
 	const int nr = 2;
 	size_t len = nr * self->pmd, i;
@@ -427,7 +427,7 @@ FIXTURE_TEARDOWN(auto_psi)
  * is gone the stall decays and "plentiful" comes back. The tracepoint
  * records the stall each change was decided on.
  */
-TEST_F_TIMEOUT(auto_psi, memcg_thrash, 70)
+TEST_F_TIMEOUT(auto_psi, memcg_thrash, 300)
 {
 	char line[512], pid[16];
 	struct auto_event e;

@@ -182,7 +182,7 @@ TEST_F_TIMEOUT(decide, zero_pct_50, 120)
  * used at its first filled subpage, 7 zero of 8) and an all-zero one
  * (written, then zeroed: 512 of 512) are kept; at 99 both are split.
  */
-TEST_F_TIMEOUT(decide, zero_pct_100, 60)
+TEST_F_TIMEOUT(decide, zero_pct_100, 300)
 {
 	const size_t nr = 2;
 	long scanned0 = ts_must_stat(_metadata, self->z.pmd_kb, "thp_split_scan_scanned");

@@ -204,7 +204,7 @@ static int check_child(struct thp_child *c)
  * nothing but the two children has a large folio here (PMD THPs only,
  * the test program alone in the guest), so every round is spent on them.
  */
-TEST_F_TIMEOUT(fair, later_memcg_not_starved, 90)
+TEST_F_TIMEOUT(fair, later_memcg_not_starved, 300)
 {
 	const long dense_cost = 1 + self->z.per - self->z.per * 90 / 100;
 	unsigned long a[32], b[4];
@@ -417,7 +417,7 @@ TEST_F_TIMEOUT(fair, batch_left_is_busy, 180)
  * wake-up kthpscand would sleep on until then.  The splits and looks
  * are the trace's, of the test's two THPs (their head pfns).
  */
-TEST_F_TIMEOUT(fair, partial_ends_timed_sleep, 60)
+TEST_F_TIMEOUT(fair, partial_ends_timed_sleep, 300)
 {
 	unsigned long head, dense_head;
 	size_t per = self->z.per;

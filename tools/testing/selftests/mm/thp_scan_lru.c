@@ -77,7 +77,7 @@ static int folio_pfns(const char *p, size_t nr, size_t size, unsigned long *pfns
  * The control set is judged no earlier than the minimum age after it was
  * made (trace times on the monotonic clock).
  */
-TEST_F_TIMEOUT(lru, young_freed_never_seen, 60)
+TEST_F_TIMEOUT(lru, young_freed_never_seen, 300)
 {
 	const size_t nr_pmd = 8, nr_64k = 16, nr_ctl = 4, per = self->z.per;
 	const size_t mper = 64 * 1024 / self->z.psz;
@@ -210,7 +210,7 @@ TEST_F_TIMEOUT(lru, many_memcgs_one_sparse, 300)
  * its lists and split, the dense ones kept; switched off again, new
  * sparse THPs are found on the classic lists.  Minimum age 1 s.
  */
-TEST_F_TIMEOUT(lru, mglru_on_and_off, 90)
+TEST_F_TIMEOUT(lru, mglru_on_and_off, 300)
 {
 	const size_t nr = 4, per = self->z.per;
 	char *before, *after, *off, *dense;

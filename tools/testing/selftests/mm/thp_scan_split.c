@@ -66,7 +66,7 @@ FIXTURE_TEARDOWN(split)
  * age and a few rounds, using CPU time to do so; Rss falls to the pages
  * written, the memcg is uncharged, and every byte reads back.
  */
-TEST_F_TIMEOUT(split, sparse_pmd_thps, 90)
+TEST_F_TIMEOUT(split, sparse_pmd_thps, 300)
 {
 	const size_t nr = 32, per = self->z.per;
 	long split0 = ts_vm_counter(_metadata, "thp_split_scan_underused");
@@ -252,7 +252,7 @@ TEST_F_TIMEOUT(split, sparse_64k_mthps, 120)
  * Memory used, kept, then zeroed is split on a later pass.  The minimum
  * age is lowered to 2 s to keep the test short; the logic is the same.
  */
-TEST_F_TIMEOUT(split, used_then_zeroed, 60)
+TEST_F_TIMEOUT(split, used_then_zeroed, 300)
 {
 	const size_t nr = 8, per = self->z.per;
 	unsigned long heads[8];

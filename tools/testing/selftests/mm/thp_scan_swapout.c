@@ -275,7 +275,7 @@ TEST_F_TIMEOUT(swapout, memcg_pressure, 120)
  * MADV_PAGEOUT of the same THPs, in this task: the same saving in
  * "underused" and "always", whole folios in "never", every byte back.
  */
-TEST_F_TIMEOUT(swapout, madv_pageout, 60)
+TEST_F_TIMEOUT(swapout, madv_pageout, 300)
 {
 	struct counts before, after;
 	char pmd_enabled[128];
@@ -330,7 +330,7 @@ static long swapped_pages(const char *p, size_t nr, size_t psz)
  * folios not yet on the LRU, and passes over the folios still in another
  * CPU's (on arm64, 2 of 64 once, when the task moved between the two).
  */
-TEST_F_TIMEOUT(swapout, order0_untouched, 60)
+TEST_F_TIMEOUT(swapout, order0_untouched, 300)
 {
 	const size_t nr = 64, len = nr * self->z.psz;
 	unsigned long pfns[64];
@@ -389,7 +389,7 @@ TEST_F_TIMEOUT(swapout, order0_untouched, 60)
  * base pages and only its quarter is swapped.  The quarter's size is the
  * test's alone (no other task makes folios of it).  Every byte reads back.
  */
-TEST_F_TIMEOUT(swapout, keep_dense, 60)
+TEST_F_TIMEOUT(swapout, keep_dense, 300)
 {
 	const size_t per = self->z.per, psz = self->z.psz, run = per / 4;
 	const size_t nr = NR_KD, len = nr * self->z.pmd;

@@ -461,6 +461,22 @@ static bool set_size(unsigned long kb, const char *policy)
 }
 
 /*
+ * Write the first @run pages of each of the @nr THPs of @per pages at @p,
+ * check that they are still whole, and read their head pfns into @heads.
+ */
+static void fill_runs(struct __test_metadata *_metadata, char *p, size_t nr,
+		      size_t per, size_t run, size_t psz, unsigned long *heads)
+{
+	size_t i, k;
+
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < run; k++)
+			ts_fill_page(p, i * per + k, psz);
+	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
+	ASSERT_EQ(0, ts_head_pfns(p, nr, per, psz, heads));
+}
+
+/*
  * Keep the dense parts: @nr PMD THPs, each with its first @run pages
  * written (a dense run) and the rest zero, judged by kthpscand (minimum
  * age 1 s).  @decision is what it must decide on each, @piece the pages
@@ -497,11 +513,7 @@ static void dense_runs(struct __test_metadata *_metadata,
 	after = calloc(nr * per, sizeof(*after));
 	ASSERT_TRUE(before && after);
 	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "1000"));
-	for (i = 0; i < nr; i++)
-		for (k = 0; k < run; k++)
-			ts_fill_page(p, i * per + k, psz);
-	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
-	ASSERT_EQ(0, ts_head_pfns(p, nr, per, psz, heads));
+	fill_runs(_metadata, p, nr, per, run, psz, heads);
 	ASSERT_EQ(0, ts_pagemap_pfns(p, nr * per, before));
 	split.pfns = heads;
 	decided.pfns = heads;
@@ -644,18 +656,14 @@ TEST_F_TIMEOUT(split, partial_then_dense, 120)
 	long n, j, partial = 0, dense = 0, secs;
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	char *p = ts_map_aligned(nr * self->pmd, self->pmd);
-	size_t i, k, whole = 0;
+	size_t i, whole = 0;
 	long bad;
 
 	ASSERT_NE(NULL, p);
 	ASSERT_LE(0, kpf);
 	ASSERT_TRUE(set_size(run * psz / 1024, "madvise"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "60000"));
-	for (i = 0; i < nr; i++)
-		for (k = 0; k < run; k++)
-			ts_fill_page(p, i * per + k, psz);
-	ASSERT_EQ(nr, ts_whole_folios(p, nr, per));
-	ASSERT_EQ(0, ts_head_pfns(p, nr, per, psz, heads));
+	fill_runs(_metadata, p, nr, per, run, psz, heads);
 	for (i = 0; i < nr; i++) {
 		mids[i] = heads[i] + run;
 		ASSERT_EQ(0, munmap(p + i * self->pmd + self->pmd / 2, self->pmd / 2));

@@ -21,8 +21,9 @@ limit, that left processes running, or that was not started, and each
 repeated report of a test (the first counts); each pseudo file system the
 guest's init could not mount; plus one check that the guest finished,
 one that the extra command (if any; --expect-cmd: there must be one)
-exited 0 and was not killed, and one that the console is free of kernel
-reports.
+exited 0 and was not killed, one that the console is free of kernel
+reports, and, in a kernel with kmemleak, one that its scans at the end
+of the boot (THPSCAN-KMEMLEAK) found no unreferenced object.
 """
 import argparse
 import fnmatch
@@ -64,6 +65,11 @@ KERNEL_REPORTS = [
     ('call trace', r'Call [Tt]race:'),
 ]
 KERNEL_REPORT_RES = [(label, re.compile(pat)) for label, pat in KERNEL_REPORTS]
+
+# kmemleak is in the kernel and on: its line at the end of the boot's
+# initcalls (mm/kmemleak.c, kmemleak_late_init(), Linux 6.12).  Such a
+# boot must end with the guest's init saying what kmemleak found.
+KMEMLEAK_ON = re.compile(r'kmemleak: Kernel memory leak detector initialized')
 
 # kselftest TAP: "ok 3 fixture.variant.test # SKIP message",
 # "not ok 4 name #  diagnostic".
@@ -272,11 +278,15 @@ def parse_results(lines):
     """The programs (in order), the command's status and the init markers."""
     progs, cur = [], None
     st = {'cmd_rc': None, 'cmd_killed': None, 'cmd_strays': None, 'begin': False,
-          'end': False, 'abort': None, 'mounts': [], 'notrun': {}}
+          'end': False, 'abort': None, 'mounts': [], 'notrun': {},
+          'kmemleak': None, 'kmemleak_report': [], 'kmemleak_off': []}
+    # kmemleak's report follows THPSCAN-KMEMLEAK, up to the next marker.
+    in_kmemleak = False
     for line in lines:
         line = line.rstrip('\r\n')
         if line.startswith('THPSCAN-'):
             word, _, rest = line.partition(' ')
+            in_kmemleak = False
             if word == 'THPSCAN-TEST-BEGIN':
                 cur = Program(rest.strip())
                 progs.append(cur)
@@ -308,6 +318,25 @@ def parse_results(lines):
                 st['begin'] = True
             elif word == 'THPSCAN-END':
                 st['end'] = True
+            elif word == 'THPSCAN-KMEMLEAK':
+                if rest.strip().isdigit():
+                    st['kmemleak'] = int(rest)
+                    in_kmemleak = True
+                else:
+                    st['kmemleak_off'].append('no count in %r' % line)
+            elif word.startswith('THPSCAN-KMEMLEAK-'):
+                # OFF REASON, or a scan that run or left in qemu/init
+                # killed at its time limit (KILLED) or did not start
+                # (NOTRUN), as they do a program.
+                kind = word[len('THPSCAN-KMEMLEAK-'):]
+                st['kmemleak_off'].append(
+                    {'OFF': 'off: ' + rest,
+                     'KILLED': 'a scan killed by the guest\'s init ' + rest.partition(' ')[2],
+                     'NOTRUN': 'a scan not started: ' + rest.partition(': ')[2]}.get(
+                         kind, '%s %s' % (word, rest)))
+            continue
+        if in_kmemleak:
+            st['kmemleak_report'].append(line)
             continue
         if not cur:
             continue
@@ -421,6 +450,62 @@ def guest_tests(rlines, run, expected, expect, expect_cmd=False):
     return st
 
 
+def kmemleak_first(report):
+    """The first object of kmemleak's report in a few words: the object,
+    the task that allocated it and the first frames of where (kmemleak's
+    own left out), from print_unreferenced()'s lines (6.12):
+    "unreferenced object 0x... (size N):", "  comm "C", pid P, jiffies J",
+    a hex dump, "  backtrace (crc X):", then a "    %pS" line per frame.
+    """
+    what, comm, frames, trace = None, None, [], False
+    for line in report:
+        if line.startswith('unreferenced object'):
+            if what:
+                break
+            what = line[len('unreferenced '):].rstrip(':')
+        elif what is None:
+            continue
+        elif line.startswith('  comm '):
+            m = re.match(r'\s*comm "(.*)", pid (\d+)', line)
+            comm = 'comm "%s" pid %s' % m.groups() if m else line.strip()
+        elif line.startswith('  backtrace'):
+            trace = True
+        elif trace and line.startswith('    '):
+            frame = re.sub(r'\+0x[0-9a-f]+/0x[0-9a-f]+', '', line.strip())
+            if not frame.startswith('kmemleak_'):
+                frames.append(frame)
+        else:
+            trace = False
+    if what is None:
+        return 'not in the report'
+    return '%s, %s, %s' % (what, comm or 'no comm line',
+                           'from ' + ' < '.join(frames[:4]) if frames else 'no backtrace')
+
+
+def kmemleak(st, clines, counts):
+    """Count kmemleak's verdict at the end of the boot (qemu/init), if the
+    kernel has kmemleak: one result, failed by any unreferenced object,
+    by no verdict (kmemleak off, a scan killed or not started), or by no
+    word of kmemleak at all from a guest that finished."""
+    n, off = st['kmemleak'], st['kmemleak_off']
+    on = next((l for l in clines if KMEMLEAK_ON.search(l)), None)
+    if n:
+        report = st['kmemleak_report']
+        counts.add('fail', 'kmemleak: %d unreferenced object%s at the end of the boot, the '
+                   'first: %s\n    ' % (n, '' if n == 1 else 's', kmemleak_first(report))
+                   + '\n    '.join(report[:40] + (['...'] if len(report) > 40 else [])))
+        for o in off:
+            counts.notes.append('kmemleak: ' + o)
+    elif off:
+        counts.add('fail', 'kmemleak: not checked at the end of the boot: ' + '; '.join(off))
+    elif n == 0:
+        counts.add('pass', 'kmemleak: no unreferenced object at the end of the boot')
+    elif on and st['end']:
+        counts.add('fail', 'kmemleak: the kernel has it (console: "%s") but the guest\'s '
+                   'init said nothing of it (no THPSCAN-KMEMLEAK): nothing checked'
+                   % KTAP_STAMP.sub('', on).strip())
+
+
 def main():
     global EXPECTED
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -479,6 +564,7 @@ def main():
     else:
         counts.add('pass' if st['end'] else 'fail',
                    'guest finished (qemu exit status %d)' % args.qemu_rc)
+    kmemleak(st, clines, counts)
 
     reports = []
     for l in clines:

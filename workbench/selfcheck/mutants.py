@@ -36,6 +36,12 @@ MUTANTS = [
      "    ('oops', r'Oops|Unable to handle kernel|general protection fault|kernel BUG at'),\n", ""),
     ('no BUG pattern', 'reports', "    ('BUG', r'BUG:'),\n", ""),
     ('no WARNING pattern', 'reports', "    ('WARNING', r'WARNING:'),\n", ""),
+    ("kmemleak's unreferenced objects counted as a pass", 'kmemleak',
+     "counts.add('fail', 'kmemleak: %d unreferenced", "counts.add('pass', 'kmemleak: %d unreferenced"),
+    ('kmemleak off at the end counted as a pass', 'kmemleak-off',
+     "counts.add('fail', 'kmemleak: not checked", "counts.add('pass', 'kmemleak: not checked"),
+    ("no kmemleak verdict from a kernel with kmemleak not failed", 'kmemleak-missing',
+     "    elif on and st['end']:", "    elif False:"),
 ]
 
 

@@ -19,9 +19,18 @@
  * held are gone too: nothing but kernel memory is left charged to the
  * workers' memcgs, to the page, and no THP is left (nr_anon).
  *
+ * Meanwhile a fourth process takes CPUs offline and brings them back
+ * (CPU hotplug: the per-CPU LRU batches drain to other CPUs while
+ * kthpscand walks the LRUs).  With thpscan.stress_fail=P on the kernel
+ * command line (a kernel with fault injection: configs/debug.config),
+ * page and slab allocations of the workers, kthpscand, khugepaged and
+ * kswapd fail with probability P %: every byte must still read back as
+ * written, and the counters of failed allocations must show it.
+ *
  * The run lasts thpscan.stress_seconds= from the kernel command line, or
  * 30 seconds (make stress runs it for 10 minutes).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -59,6 +68,15 @@ struct region {
 	unsigned int *gen;
 	unsigned char *state;
 	bool locked;
+};
+
+/*
+ * What the workers and the hotplugger did, in memory they share with the
+ * test (MAP_SHARED), for the summary at the end.
+ */
+struct stress_stats {
+	long ops[NR_WORKERS], verified[NR_WORKERS], errors[NR_WORKERS];
+	long hotplug_cycles;
 };
 
 struct worker {
@@ -196,9 +214,13 @@ static int new_region(struct worker *w, int r)
 	struct region *reg = &w->r[r];
 	size_t len = REGION_PMDS * w->z.pmd;
 
+	int tries = 0;
+
 	if (reg->p)
 		munmap(reg->p, len);
-	reg->p = map_region(len, w->z.pmd);
+	/* An injected allocation failure (ENOMEM) is tried again. */
+	while (!(reg->p = map_region(len, w->z.pmd)) && errno == ENOMEM && ++tries < 1000)
+		;
 	if (!reg->p)
 		return -1;
 	reg->npages = len / w->z.psz;
@@ -306,7 +328,9 @@ static void step(struct worker *w, int r)
 		if (!has_holes(reg)) {
 			mprotect(a, n * psz, PROT_READ);
 			check_range(w, r, pg, n);
-			mprotect(a, n * psz, PROT_READ | PROT_WRITE);
+			/* Writable again, whatever allocation fails. */
+			while (mprotect(a, n * psz, PROT_READ | PROT_WRITE) && errno == ENOMEM)
+				;
 		}
 		break;
 	case 9:
@@ -340,10 +364,17 @@ static void step(struct worker *w, int r)
 	case 14:
 		if (has_holes(reg))
 			break;
-		if (reg->locked) {
-			munlock(reg->p, reg->npages * psz);
+		/*
+		 * An mlock() that fails (an injected ENOMEM) may have locked
+		 * part of the region: unlocked again, so that the region is
+		 * either all locked or not at all (MADV_DONTNEED stops at the
+		 * first locked VMA, having zapped those before it).
+		 */
+		if (reg->locked || mlock(reg->p, reg->npages * psz)) {
+			while (munlock(reg->p, reg->npages * psz) && errno == ENOMEM)
+				;
 			reg->locked = false;
-		} else if (!mlock(reg->p, reg->npages * psz)) {
+		} else {
 			reg->locked = true;
 		}
 		check_range(w, r, 0, reg->npages);
@@ -394,9 +425,26 @@ static void step(struct worker *w, int r)
 	}
 }
 
-static __noreturn void worker_run(unsigned int id, time_t end, int two_nodes)
+/*
+ * Grow the stack now, deeper than a step goes: growing it later
+ * allocates (expand_downwards(): the maple tree's nodes), and a stack
+ * that cannot grow is SIGSEGV, which an injected failure would make of
+ * a fault on it.
+ */
+static void grow_stack(void)
+{
+	char pad[256 << 10];
+
+	memset(pad, 0, sizeof(pad));
+	/* The writes stay: the compiler must think the array is read. */
+	asm volatile("" : : "r" (pad) : "memory");
+}
+
+static __noreturn void worker_run(unsigned int id, time_t end, int two_nodes,
+				  bool fail, struct stress_stats *st)
 {
 	struct worker w = { .id = id, .seed = 0x51a7 + id * 7919, .two_nodes = two_nodes };
+	void (*grow)(void) = grow_stack;
 	int r;
 
 	thp_sizes(&w.z);
@@ -409,9 +457,18 @@ static __noreturn void worker_run(unsigned int id, time_t end, int two_nodes)
 		if (!w.r[r].gen || !w.r[r].state || new_region(&w, r))
 			_exit(2);
 	}
+	/* From here on, this task's allocations may fail (and its children's). */
+	/* Called through an opaque pointer: not inlined into this frame. */
+	asm("" : "+r" (grow));
+	grow();
+	if (fail && ts_put("/proc/self/make-it-fail", "1"))
+		_exit(3);
 	while (time(NULL) < end && !w.errors)
 		step(&w, rnd(&w.seed) % NR_REGIONS);
 	check_all(&w);
+	st->ops[id] = w.ops;
+	st->verified[id] = w.verified;
+	st->errors[id] = w.errors;
 	printf("# worker %u: %ld steps, %ld pages verified, %ld bad\n",
 	       id, w.ops, w.verified, w.errors);
 	fflush(stdout);
@@ -505,6 +562,136 @@ static __noreturn void flipper_run(time_t end, const struct thp_sizes *z, bool c
 	printf("# knob flipper: %u writes, %u wrong results\n", writes, bad);
 	fflush(stdout);
 	_exit(bad ? 1 : 0);
+}
+
+#define CPU_ONLINE	"/sys/devices/system/cpu/cpu%d/online"
+
+/*
+ * Take a CPU other than CPU 0 offline, bring it back, and again, until
+ * @end; exits 0 if every write succeeded and every CPU is online at the
+ * end.  Offlining drains the CPU's LRU batches (lru_add_drain_cpu()) and
+ * moves its tasks, kthpscand included, to the CPUs left.
+ */
+static __noreturn void hotplug_run(time_t end, int ncpus, struct stress_stats *st)
+{
+	unsigned int seed = 0x40c9, bad = 0;
+	char path[64];
+	int cpu, err;
+
+	while (time(NULL) < end) {
+		cpu = 1 + rnd(&seed) % (ncpus - 1);
+		snprintf(path, sizeof(path), CPU_ONLINE, cpu);
+		err = ts_put(path, "0");
+		if (err) {
+			printf("# cpu%d: offline: %d\n", cpu, err);
+			bad++;
+		}
+		usleep(20000 + rnd(&seed) % 200000);
+		err = ts_put(path, "1");
+		if (err) {
+			printf("# cpu%d: online: %d\n", cpu, err);
+			bad++;
+		}
+		st->hotplug_cycles++;
+		usleep(20000 + rnd(&seed) % 200000);
+	}
+	for (cpu = 1; cpu < ncpus; cpu++) {
+		snprintf(path, sizeof(path), CPU_ONLINE, cpu);
+		if (ts_get_long(path) != 1) {
+			printf("# cpu%d is not online at the end\n", cpu);
+			bad++;
+		}
+	}
+	printf("# cpu hotplug: %ld cycles, %u failed writes\n", st->hotplug_cycles, bad);
+	fflush(stdout);
+	_exit(bad ? 1 : 0);
+}
+
+/*
+ * Fault injection (lib/fault-inject.c, Documentation/fault-injection/):
+ * page allocations (fail_page_alloc: order 0 included, user pages and
+ * allocations that may sleep included) and slab allocations (failslab)
+ * fail with probability @pct %, in the tasks marked make-it-fail only
+ * (task-filter), without a report each (verbose 0: a stack dump each
+ * would flood the console).  "times" counts down with each failure: it
+ * starts at FAIL_TIMES, so that FAIL_TIMES less what is left is how many
+ * failures were injected.
+ */
+#define FAIL_PAGE	"/sys/kernel/debug/fail_page_alloc/"
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define FAIL_TIMES	100000000L
+
+static int fail_set(const char *dir, const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", dir, name);
+	return ts_put(path, val);
+}
+
+static int fail_start(const char *dir, long pct, bool pages)
+{
+	char p[16], t[24];
+	int err = 0;
+
+	snprintf(p, sizeof(p), "%ld", pct);
+	snprintf(t, sizeof(t), "%ld", FAIL_TIMES);
+	err |= fail_set(dir, "verbose", "0");
+	err |= fail_set(dir, "task-filter", "Y");
+	err |= fail_set(dir, "interval", "1");
+	err |= fail_set(dir, "space", "0");
+	err |= fail_set(dir, "times", t);
+	err |= fail_set(dir, "ignore-gfp-wait", "N");
+	if (pages) {
+		err |= fail_set(dir, "ignore-gfp-highmem", "N");
+		err |= fail_set(dir, "min-order", "0");
+	}
+	return err | fail_set(dir, "probability", p);
+}
+
+/* Injection off; how many failures it injected. */
+static long fail_stop(const char *dir)
+{
+	char path[128];
+
+	fail_set(dir, "probability", "0");
+	snprintf(path, sizeof(path), "%stimes", dir);
+	return FAIL_TIMES - ts_get_long(path);
+}
+
+/*
+ * The kernel threads whose allocations fail with the workers': the first
+ * FAIL_SCANNERS of them in targeted_failures() too.
+ */
+static const char * const fail_kthreads[] = { "kthpscand", "khugepaged", "kswapd" };
+#define FAIL_SCANNERS	2
+
+/*
+ * Write @val to make-it-fail of every kernel thread whose name starts
+ * with one of the first @n of fail_kthreads[]; how many took it.
+ */
+static int kthreads_make_it_fail(const char *val, unsigned int n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[300], comm[32];
+	unsigned int i;
+	int done = 0;
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (ts_get(path, comm, sizeof(comm)))
+			continue;
+		for (i = 0; i < n; i++) {
+			if (strncmp(comm, fail_kthreads[i], strlen(fail_kthreads[i])))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/make-it-fail", e->d_name);
+			done += !ts_put(path, val);
+		}
+	}
+	if (d)
+		closedir(d);
+	return done;
 }
 
 /* nr_anon of the @size_kb size; a missing one fails the test and counts 0. */
@@ -613,39 +800,67 @@ static void expect_memcg_empty(struct __test_metadata *_metadata, const char *cg
 
 /*
  * With kmemleak in the kernel (/sys/kernel/debug/kmemleak), no object
- * leaked in the run (kmemleak_clear() before it): a scan now, then what
- * it reports.  Without it,
- * said so in the log: the memcg checks above see only charged memory.
+ * leaked in the run: the scans when it ends report no object that the
+ * scans before it had not.  Reading the file lists every object reported
+ * so far and still unreferenced; those reported before the run are left
+ * for the scans at the end of the boot (qemu/init), which fail the boot
+ * on any.  Without kmemleak, said so in the log: the memcg checks see
+ * only charged memory.
  */
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
+#define KMEMLEAK_OBJ "unreferenced object 0x"
+
+static char kmemleak_before[65536];
 
 /*
- * Forget what kmemleak suspected before the run (if it is there).  A scan
- * reports an object only once it is 5 s old (kmemleak's minimum age), so
- * wait that long first: an object made just before the run is then
- * reported, and cleared, now, not blamed on the run at its end.
+ * Two scans: a scan reports an unreferenced object only if its checksum
+ * is what the scan before it found (the first one that finds it
+ * unreferenced only records the checksum), and only once it is 5 s old
+ * (kmemleak's minimum age, counted from the first scan).
  */
-static void kmemleak_clear(void)
+static int kmemleak_scan(void)
+{
+	int err = ts_put(KMEMLEAK, "scan");
+
+	sleep(5);
+	return err ?: ts_put(KMEMLEAK, "scan");
+}
+
+/*
+ * What kmemleak suspects before the run: an object leaked before it is
+ * reported now, not blamed on the run at its end.
+ */
+static void kmemleak_start(void)
 {
 	if (!access(KMEMLEAK, F_OK)) {
 		sleep(5);
-		ts_put(KMEMLEAK, "scan");
-		ts_put(KMEMLEAK, "clear");
+		kmemleak_scan();
+		ts_get(KMEMLEAK, kmemleak_before, sizeof(kmemleak_before));
 	}
 }
 
 static void kmemleak_check(struct __test_metadata *_metadata)
 {
-	const char *kml = KMEMLEAK;
-	char buf[4096];
+	static char buf[65536];
+	char obj[64], *p;
+	int n = 0;
 
-	if (access(kml, F_OK)) {
+	if (access(KMEMLEAK, F_OK)) {
 		ksft_print_msg("no kmemleak in this kernel: uncharged kernel memory not checked\n");
 		return;
 	}
-	ASSERT_EQ(0, ts_put(kml, "scan"));
-	ASSERT_EQ(0, ts_get(kml, buf, sizeof(buf)));
-	EXPECT_STREQ("", buf) TH_LOG("kmemleak: %.1000s", buf);
+	ASSERT_EQ(0, kmemleak_scan());
+	ASSERT_EQ(0, ts_get(KMEMLEAK, buf, sizeof(buf)));
+	for (p = strstr(buf, KMEMLEAK_OBJ); p; p = strstr(p + 1, KMEMLEAK_OBJ)) {
+		/* "unreferenced object 0x<address>", the address up to its end */
+		snprintf(obj, sizeof(obj), "%.*s", (int)(strlen(KMEMLEAK_OBJ) +
+			 strcspn(p + strlen(KMEMLEAK_OBJ), "(\n ")), p);
+		if (strstr(kmemleak_before, obj))
+			continue;
+		if (!n++)
+			TH_LOG("kmemleak: %.1000s", p);
+	}
+	EXPECT_EQ(0, n) TH_LOG("kmemleak: %d objects leaked in the run", n);
 }
 
 /* The sum of thp_scan's split counters over every size. */
@@ -666,8 +881,19 @@ static long splits(const struct thp_sizes *z)
 	return sum;
 }
 
+/* The events of the summary line (/proc/vmstat). */
+static const char * const summary_events[] = {
+	"thp_collapse_alloc_failed", "thp_fault_alloc", "thp_fault_fallback",
+	"thp_collapse_alloc", "thp_split_page", "thp_split_page_failed", "thp_split_scan_underused",
+	"thp_split_scan_partial", "thp_split_scan_swapout", "thp_split_scan_failed",
+	"thp_split_scan_keep_busy", "thp_swpout", "thp_swpout_fallback", "pswpout",
+	"pgmigrate_success", "pgmigrate_fail", "thp_migration_success",
+	"thp_migration_fail",
+};
+
 FIXTURE(stress) {
 	struct thp_sizes z;
+	struct thp_settings s;
 };
 
 FIXTURE_SETUP(stress)
@@ -689,6 +915,7 @@ FIXTURE_SETUP(stress)
 	s.khugepaged.scan_sleep_millisecs = 10;
 	s.khugepaged.pages_to_scan = 4096;
 	thp_write_settings(&s);
+	self->s = s;
 	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "1"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", "16777216"));
@@ -724,14 +951,139 @@ static void log_meminfo(const char *when)
 	printf(" kB\n");
 }
 
+/*
+ * The error paths for sure (thpscan.stress_fail=), after the random
+ * failures of the run: every page and slab allocation of kthpscand and
+ * khugepaged fails, and nobody else's, while there are four sparse PMD
+ * THPs that kthpscand would split and a dense PMD range of small pages
+ * that khugepaged would collapse.  Both meet the failures and count them
+ * (a judgement that cannot allocate its rmap bitmap keeps the folio as
+ * busy; khugepaged's THP allocation fails) and change nothing; once
+ * allocations succeed again both do their work, every byte as it was.
+ * In a child of its own: a new mm, which khugepaged has not dropped for
+ * this process's PR_SET_THP_DISABLE.  Returns the child's exit status:
+ * 0 if all went as said.
+ */
+static int targeted_child(const struct thp_sizes *z, long secs, int in, int out)
+{
+	long failed0, busy0, failed = 0, busy = 0, thps, huge;
+	char c;
+	size_t i, per = z->per;
+	char *dense, *sparse;
+
+	if (prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0))
+		return 2;
+	failed0 = ts_keyed("/proc/vmstat", "thp_collapse_alloc_failed");
+	busy0 = ts_keyed("/proc/vmstat", "thp_split_scan_keep_busy");
+	/*
+	 * Ready: the parent makes khugepaged and kthpscand fail, and says
+	 * so; only then the THPs and the range they would work on (with
+	 * no minimum age, they would be split and collapsed at once).
+	 */
+	if (failed0 < 0 || busy0 < 0 || write(out, "g", 1) != 1 || read(in, &c, 1) != 1)
+		return 3;
+	sparse = ts_sparse_thps(z, 4);
+	dense = ts_map_aligned(z->pmd, z->pmd);
+	if (!sparse || !dense || ts_count_thps(sparse, 4, z->pmd) != 4 ||
+	    madvise(dense, z->pmd, MADV_NOHUGEPAGE))
+		return 3;
+	for (i = 0; i < per; i++)
+		ts_fill_page(dense, i, z->psz);
+	if (madvise(dense, z->pmd, MADV_HUGEPAGE))
+		return 3;
+	POLL((failed = ts_keyed("/proc/vmstat", "thp_collapse_alloc_failed")) +
+	     (busy = ts_keyed("/proc/vmstat", "thp_split_scan_keep_busy")) >= 0 &&
+	     failed > failed0 && busy > busy0, secs);
+	thps = ts_count_thps(sparse, 4, z->pmd);
+	huge = ts_smaps_kb(dense, "AnonHugePages:");
+	printf("# targeted: %ld collapse allocations failed, %ld kept busy; ",
+	       failed - failed0, busy - busy0);
+	printf("%ld sparse THPs whole, dense range %ld kB in a THP\n", thps, huge);
+	if (failed <= failed0 || busy <= busy0 || thps != 4 || huge)
+		return 4;
+	/* The parent stops the failures: now they can. */
+	if (write(out, "s", 1) != 1 || read(in, &c, 1) != 1)
+		return 3;
+	POLL((thps = ts_count_thps(sparse, 4, z->pmd)) == 0 &&
+	     (huge = ts_smaps_kb(dense, "AnonHugePages:")) == (long)(z->pmd >> 10), secs);
+	printf("# targeted, afterwards: %ld sparse THPs left, dense range %ld kB in a THP\n",
+	       thps, huge);
+	if (thps || huge != (long)(z->pmd >> 10))
+		return 5;
+	if (ts_check_pages(sparse, 4 * per, z->psz, ts_one_per_folio, &per) != -1 ||
+	    ts_check_pages(dense, per, z->psz, ts_every_page, NULL) != -1)
+		return 6;
+	return 0;
+}
+
+/* The parent's side of targeted_child(), at @s's settings. */
+static void targeted_failures(struct __test_metadata *_metadata,
+			      struct thp_settings *s, const struct thp_sizes *z)
+{
+	int to_child[2], to_parent[2], status;
+	long secs;
+	pid_t pid;
+	char c;
+
+	/* khugepaged back from its sleep after a failed allocation at once. */
+	s->khugepaged.alloc_sleep_millisecs = 10;
+	thp_write_settings(s);
+	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "10"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "pages_to_scan", "16777216"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "underused_zero_pct", "50"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "collapse_max_new_pct", "100"));
+	/*
+	 * 1000 rounds of kthpscand; khugepaged sleeps as long between its
+	 * passes (s: 10 ms), each over all of the child's memory.
+	 */
+	secs = kthpscand_deadline(0, 1000);
+	/* A child that has failed early has closed its end: no SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		_exit(targeted_child(z, secs, to_child[0], to_parent[1]));
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	/* Each read ends when the child writes, or exits. */
+	if (read(to_parent[0], &c, 1) == 1) {
+		ASSERT_EQ(FAIL_SCANNERS, kthreads_make_it_fail("1", FAIL_SCANNERS));
+		ASSERT_EQ(0, fail_start(FAIL_PAGE, 100, true));
+		ASSERT_EQ(0, fail_start(FAILSLAB, 100, false));
+		ASSERT_EQ(1, write(to_child[1], "f", 1));
+		read(to_parent[0], &c, 1);
+		TH_LOG("targeted: %ld page, %ld slab allocations of kthpscand, khugepaged failed",
+		       fail_stop(FAIL_PAGE), fail_stop(FAILSLAB));
+		ASSERT_EQ(FAIL_SCANNERS, kthreads_make_it_fail("0", FAIL_SCANNERS));
+		write(to_child[1], "x", 1);
+	}
+	close(to_child[1]);
+	close(to_parent[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("targeted failures: the child's status %#x", status);
+}
+
 TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 {
 	long seconds = ts_cmdline_long("thpscan.stress_seconds=");
-	long anon0, split0, kzero0;
-	pid_t pids[NR_WORKERS + 1];
+	long fail_pct = ts_cmdline_long("thpscan.stress_fail=");
+	long anon0, split0, kzero0, ops = 0, verified = 0, bad = 0;
+	long v0[ARRAY_SIZE(summary_events)], dv[ARRAY_SIZE(summary_events)];
+	long injected_pages = 0, injected_slab = 0;
+	pid_t pids[NR_WORKERS + 2];
 	int two_nodes = !access("/sys/devices/system/node/node1", F_OK);
-	int i, status, bad_workers = 0, flipper_ok;
-	bool control;
+	int ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	int i, status, bad_workers = 0, flipper_ok, hotplug_ok = 1, nr_fail = 0;
+	struct stress_stats *st;
+	bool control, fail = fail_pct > 0;
 	time_t end;
 
 	if (seconds <= 0)
@@ -748,23 +1100,57 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	/* Two nodes when the command line says so (qemu/boot.sh). */
 	if (ts_cmdline_long("thpscan.numa_nodes=") >= 2)
 		ASSERT_TRUE(two_nodes);
+	/* CPU hotplug wherever there is a second CPU (CONFIG_HOTPLUG_CPU). */
+	if (ncpus >= 2) {
+		char path[64];
+
+		snprintf(path, sizeof(path), CPU_ONLINE, 1);
+		ASSERT_EQ(1, ts_get_long(path)) TH_LOG("%s: no CPU hotplug", path);
+	}
+	if (fail) {
+		ASSERT_LE(fail_pct, 100);
+		ASSERT_EQ(0, access(FAIL_PAGE "probability", F_OK))
+			TH_LOG("no fault injection in this kernel (CONFIG_FAIL_PAGE_ALLOC)");
+		ASSERT_EQ(0, access(FAILSLAB "probability", F_OK))
+			TH_LOG("no fault injection in this kernel (CONFIG_FAILSLAB)");
+	}
+	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st);
 	log_meminfo("before");
 	/* Other tasks' large folios gone first: they would hide a leak. */
 	ASSERT_LE(0, ts_quiet_thps());
 	anon0 = nr_anon_kb(_metadata, &self->z);
-	kmemleak_clear();
+	kmemleak_start();
 	split0 = splits(&self->z);
 	kzero0 = ts_get_long(KSM "ksm_zero_pages");
+	for (i = 0; i < (int)ARRAY_SIZE(summary_events); i++)
+		v0[i] = ts_vm_counter(_metadata, summary_events[i]);
+	if (fail) {
+		nr_fail = kthreads_make_it_fail("1", ARRAY_SIZE(fail_kthreads));
+		/* kthpscand, khugepaged and a kswapd at least */
+		ASSERT_LE(3, nr_fail);
+		ASSERT_EQ(0, fail_start(FAIL_PAGE, fail_pct, true));
+		ASSERT_EQ(0, fail_start(FAILSLAB, fail_pct, false));
+	}
 	end = time(NULL) + seconds;
-	TH_LOG("%d workers and a knob flipper for %ld s, %s", NR_WORKERS, seconds,
-	       two_nodes ? "two nodes" : "one node");
-	for (i = 0; i <= NR_WORKERS; i++) {
+	TH_LOG("%d workers, a knob flipper%s for %ld s, %s%s", NR_WORKERS,
+	       ncpus >= 2 ? " and CPU hotplug" : "", seconds,
+	       two_nodes ? "two nodes" : "one node",
+	       fail ? ", allocations failing" : "");
+	if (fail)
+		TH_LOG("page and slab allocations fail at %ld %% in the workers and %d kthreads",
+		       fail_pct, nr_fail);
+	/* The workers, the flipper, and the hotplugger if there are CPUs to unplug. */
+	pids[NR_WORKERS + 1] = -1;
+	for (i = 0; i < NR_WORKERS + (ncpus >= 2 ? 2 : 1); i++) {
 		pids[i] = fork();
 		ASSERT_GE(pids[i], 0);
 		if (!pids[i]) {
 			if (i == NR_WORKERS)
 				flipper_run(end, &self->z, control);
-			worker_run(i, end, two_nodes);
+			if (i == NR_WORKERS + 1)
+				hotplug_run(end, ncpus, st);
+			worker_run(i, end, two_nodes, fail, st);
 		}
 	}
 	/*
@@ -783,8 +1169,43 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	}
 	ASSERT_EQ(pids[NR_WORKERS], waitpid(pids[NR_WORKERS], &status, 0));
 	flipper_ok = WIFEXITED(status) && !WEXITSTATUS(status);
+	if (pids[NR_WORKERS + 1] > 0) {
+		ASSERT_EQ(pids[NR_WORKERS + 1], waitpid(pids[NR_WORKERS + 1], &status, 0));
+		hotplug_ok = WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	if (fail) {
+		injected_pages = fail_stop(FAIL_PAGE);
+		injected_slab = fail_stop(FAILSLAB);
+		kthreads_make_it_fail("0", ARRAY_SIZE(fail_kthreads));
+	}
 	EXPECT_EQ(0, bad_workers) TH_LOG("a worker read back what it did not write");
 	EXPECT_TRUE(flipper_ok) TH_LOG("a knob took a bad value or refused a good one");
+	EXPECT_TRUE(hotplug_ok) TH_LOG("a CPU did not go offline or online");
+	for (i = 0; i < NR_WORKERS; i++) {
+		ops += st->ops[i];
+		verified += st->verified[i];
+		bad += st->errors[i];
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(summary_events); i++)
+		dv[i] = ts_vm_counter(_metadata, summary_events[i]) - v0[i];
+	/*
+	 * One line for make stress's table (workbench/stress.sh): the
+	 * events are system-wide, but in the run nothing else in the guest
+	 * allocates, splits, collapses, swaps or migrates THPs.
+	 */
+	printf("# stress-summary seconds=%ld steps=%ld verified=%ld bad=%ld", seconds, ops,
+	       verified, bad);
+	printf(" hotplug_cycles=%ld injected_page=%ld injected_slab=%ld", st->hotplug_cycles,
+	       injected_pages, injected_slab);
+	for (i = 0; i < (int)ARRAY_SIZE(summary_events); i++)
+		printf(" %s=%ld", summary_events[i], dv[i]);
+	printf("\n");
+	if (fail) {
+		/* The random failures happened; then the targeted ones. */
+		EXPECT_LT(0, injected_pages);
+		EXPECT_LT(0, injected_slab);
+		targeted_failures(_metadata, &self->s, &self->z);
+	}
 
 	/* The workers' THPs met kthpscand, and ksmd. */
 	if (!control)

@@ -42,6 +42,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/rseq.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -440,6 +441,31 @@ static void grow_stack(void)
 	asm volatile("" : : "r" (pad) : "memory");
 }
 
+/*
+ * No rseq for a worker that fails allocations: on its way back to user
+ * space the kernel writes the CPU number into the thread's rseq area
+ * (glibc registers one in the TLS), and a write it cannot complete is
+ * SIGSEGV (rseq_handle_notify_resume()), as for any program: the TLS
+ * page copied on write after a fork, or brought back from swap after
+ * memory.reclaim, needs a page.  0, or -errno.
+ */
+static int rseq_off(void)
+{
+	char *area = (char *)__builtin_thread_pointer() + __rseq_offset;
+
+	if (!__rseq_size)
+		return 0;
+	/*
+	 * Unregistering takes the length registered: 32 (the original
+	 * struct rseq) where __rseq_size says what of it is used (20 in
+	 * Debian 12's glibc), __rseq_size if more.
+	 */
+	if (syscall(__NR_rseq, area, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG) &&
+	    syscall(__NR_rseq, area, __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG))
+		return -errno;
+	return 0;
+}
+
 static __noreturn void worker_run(unsigned int id, time_t end, int two_nodes,
 				  bool fail, struct stress_stats *st)
 {
@@ -461,7 +487,7 @@ static __noreturn void worker_run(unsigned int id, time_t end, int two_nodes,
 	/* Called through an opaque pointer: not inlined into this frame. */
 	asm("" : "+r" (grow));
 	grow();
-	if (fail && ts_put("/proc/self/make-it-fail", "1"))
+	if (fail && (rseq_off() || ts_put("/proc/self/make-it-fail", "1")))
 		_exit(3);
 	while (time(NULL) < end && !w.errors)
 		step(&w, rnd(&w.seed) % NR_REGIONS);

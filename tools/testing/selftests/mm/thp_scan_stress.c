@@ -1054,6 +1054,8 @@ static void targeted_failures(struct __test_metadata *_metadata,
 	/* khugepaged back from its sleep after a failed allocation at once. */
 	s->khugepaged.alloc_sleep_millisecs = 10;
 	thp_write_settings(s);
+	/* The flipper left every knob as it pleased: kthpscand to judge. */
+	ASSERT_EQ(0, ts_put(THP "shrink_underused", "1"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "1"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
 	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "10"));

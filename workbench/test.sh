@@ -141,6 +141,9 @@ boot() {
 limits() { # ARCH CFG
 	case "$1-$2" in
 	*-test) BOOT_LIMIT=900 PROG_LIMIT=450 ;;
+	# make test-full's arm64 debug boot, every program: about 30
+	# minutes beside two other guests (README.md, "Time").
+	arm64-debug) BOOT_LIMIT=3600 PROG_LIMIT=900 ;;
 	*) BOOT_LIMIT=1800 PROG_LIMIT=900 ;;
 	esac
 }

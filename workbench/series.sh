@@ -10,6 +10,8 @@
 # which commit message each patch takes):
 #   - the patches/ that stand alone, at the bottom of patches/series
 #     (stock fixes, with their Fixes: tags), as they are;
+#   - patches that only the series has (workbench/series/NAME.patch): a
+#     preparatory refactor that the quilt patches make in a later context;
 #   - then groups of files of the final tree, each with a message of its
 #     own in workbench/series/NAME.txt.
 set -euo pipefail
@@ -71,10 +73,17 @@ apply_group() {
 while read -r kind arg rest; do
 	case "$kind" in
 	''|'#'*) continue ;;
-	quilt)
-		# A patch of patches/ as it is: its header is the commit message.
-		[ -f "$top/patches/$arg" ] || die "plan: no patches/$arg"
-		g am -q --keep-cr "$top/patches/$arg" || die "patches/$arg does not apply to $base with git am"
+	quilt|patch)
+		# quilt: a patch of patches/ as it is; patch: one that only the
+		# series has (workbench/series/NAME.patch, written against the
+		# tree the lines above make).  Its header is the commit message.
+		if [ "$kind" = quilt ]; then
+			pf=$top/patches/$arg
+		else
+			pf=$top/workbench/series/$arg.patch
+		fi
+		[ -f "$pf" ] || die "plan: no $pf"
+		g am -q --keep-cr "$pf" || die "$pf does not apply with git am after the lines above it"
 		# A quilt header has no Date:, and git am then takes the
 		# time of day, whatever GIT_AUTHOR_DATE says.
 		g commit -q --amend --no-edit --date="$GIT_AUTHOR_DATE"

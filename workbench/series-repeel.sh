@@ -50,15 +50,12 @@ while read -r kind arg rest; do
 	[ ${#tok[@]} -gt 0 ] && [ "${tok[-1]#peel=}" != "${tok[-1]}" ] || continue
 	peel=$top/workbench/series/${tok[-1]#peel=}
 	unset 'tok[-1]'
-	inc=${tok[0]:-} exc=${tok[1]:--} dfile=${tok[2]:--} dre=${tok[3]:--}
+	inc=${tok[0]:-} exc=${tok[1]:--}
 	[ "$exc" != - ] || exc=
 	g checkout -q -f --detach "$c"
 	g clean -q -f -d -x
 	mapfile -t sel < <(series_copy_final "$tree" "$work/r" "$inc" "$exc" $files)
-	if [ "$dfile" != - ]; then
-		grep -Ev "$dre" "$work/r/$dfile" > "$work/drop" || true
-		cp "$work/drop" "$work/r/$dfile"
-	fi
+	series_drop "$work/r" "${tok[@]:2}" > /dev/null
 	g add -f -A -- "${sel[@]}"
 	# From the new final files (the index) back to the patch's state (HEAD).
 	g diff --cached -R -- "${sel[@]}" > "$peel.new"

@@ -89,31 +89,35 @@ while read -r kind arg rest; do
 		g commit -q --amend --no-edit --date="$GIT_AUTHOR_DATE"
 		;;
 	group)
-		# group NAME INCLUDE [EXCLUDE|- [FILE REGEX|- -]] [peel=DIFF]:
+		# group NAME INCLUDE [EXCLUDE|- [FILE REGEX|- -]...] [peel=DIFF]:
 		# the final version of the files matching INCLUDE and not
-		# EXCLUDE, without FILE's lines matching REGEX (a later group
-		# adds them), then DIFF applied: the edits that take the final
-		# files back to what this patch alone makes of them.
+		# EXCLUDE, without each FILE's lines matching its REGEX (a
+		# later group adds them), then DIFF applied: the edits that
+		# take the final files back to what this patch alone makes of
+		# them.
 		read -r -a tok <<< "$rest"
 		peel=
 		if [ ${#tok[@]} -gt 0 ] && [ "${tok[-1]#peel=}" != "${tok[-1]}" ]; then
 			peel=$top/workbench/series/${tok[-1]#peel=}
 			unset 'tok[-1]'
 		fi
-		inc=${tok[0]:-} exc=${tok[1]:--} dfile=${tok[2]:--} dre=${tok[3]:--}
+		inc=${tok[0]:-} exc=${tok[1]:--}
 		[ "$exc" != - ] || exc=
 		msg=$top/workbench/series/$arg.txt
 		[ -f "$msg" ] || die "plan: no $msg"
 		apply_group "$inc" "$exc"
-		if [ "$dfile" != - ]; then
-			grep -Ev "$dre" "$repo/$dfile" > "$repo/.git/series-drop" || true
+		drops=("${tok[@]:2}")
+		for ((i = 0; i + 1 < ${#drops[@]}; i += 2)); do
+			dfile=${drops[i]} dre=${drops[i + 1]}
+			[ "$dfile" != - ] || continue
 			# Only lines the series adds may be dropped.
-			if grep -Ex "$dre" "$repo/$dfile" | grep -Fxq -f - <(g show "$base:$dfile" 2>/dev/null); then
+			if grep -E "$dre" "$repo/$dfile" | grep -Fxq -f - <(g show "$base:$dfile" 2>/dev/null); then
 				die "plan: group $arg: $dre drops lines of the pristine $dfile"
 			fi
-			cp "$repo/.git/series-drop" "$repo/$dfile"
+		done
+		for dfile in $(series_drop "$repo" "${drops[@]}"); do
 			g add -f -- "$dfile"
-		fi
+		done
 		if [ -n "$peel" ]; then
 			g apply --index "$peel" ||
 				die "$peel does not apply to the final files: refresh it (README.md, \"The series\")"

@@ -30,7 +30,6 @@
  * The run lasts thpscan.stress_seconds= from the kernel command line, or
  * 30 seconds (make stress runs it for 10 minutes).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -698,25 +697,17 @@ static const char * const fail_kthreads[] = { "kthpscand", "khugepaged", "kswapd
  */
 static int kthreads_make_it_fail(const char *val, unsigned int n)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	char path[300], comm[32];
+	char path[64];
 	unsigned int i;
-	int done = 0;
+	int pids[64], np, j, done = 0;
 
-	while (d && (e = readdir(d))) {
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (ts_get(path, comm, sizeof(comm)))
-			continue;
-		for (i = 0; i < n; i++) {
-			if (strncmp(comm, fail_kthreads[i], strlen(fail_kthreads[i])))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/make-it-fail", e->d_name);
+	for (i = 0; i < n; i++) {
+		np = ts_pids_by_comm(fail_kthreads[i], pids, ARRAY_SIZE(pids));
+		for (j = 0; j < np; j++) {
+			snprintf(path, sizeof(path), "/proc/%d/make-it-fail", pids[j]);
 			done += !ts_put(path, val);
 		}
 	}
-	if (d)
-		closedir(d);
 	return done;
 }
 
@@ -982,9 +973,10 @@ static void log_meminfo(const char *when)
  * failures of the run: every page and slab allocation of kthpscand and
  * khugepaged fails, and nobody else's, while there are four sparse PMD
  * THPs that kthpscand would split and a dense PMD range of small pages
- * that khugepaged would collapse.  Both meet the failures and count them
- * (a judgement that cannot allocate its rmap bitmap keeps the folio as
- * busy; khugepaged's THP allocation fails) and change nothing; once
+ * that khugepaged would collapse.  Both meet the failures and say so in
+ * the trace, on this child's own pfns (a judgement that cannot allocate
+ * its rmap bitmap keeps the folio as busy; khugepaged's scan of the range
+ * ends in a failed THP allocation) and change nothing; once
  * allocations succeed again both do their work, every byte as it was.
  * In a child of its own: a new mm, which khugepaged has not dropped for
  * this process's PR_SET_THP_DISABLE.  Returns the child's exit status:
@@ -992,40 +984,48 @@ static void log_meminfo(const char *when)
  */
 static int targeted_child(const struct thp_sizes *z, long secs, int in, int out)
 {
-	long failed0, busy0, failed = 0, busy = 0, thps, huge;
+	unsigned long heads[4], *pfns = NULL;
+	struct ev_filter busy_ev = {
+		.decision = "keep_rmap_busy", .pfns = heads, .n = 4,
+	};
+	long failed = 0, busy = 0, thps, huge;
 	char c;
 	size_t i, per = z->per;
 	char *dense, *sparse;
 
 	if (prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0))
 		return 2;
-	failed0 = ts_keyed("/proc/vmstat", "thp_collapse_alloc_failed");
-	busy0 = ts_keyed("/proc/vmstat", "thp_split_scan_keep_busy");
 	/*
 	 * Ready: the parent makes khugepaged and kthpscand fail, and says
 	 * so; only then the THPs and the range they would work on (with
 	 * no minimum age, they would be split and collapsed at once).
 	 */
-	if (failed0 < 0 || busy0 < 0 || write(out, "g", 1) != 1 || read(in, &c, 1) != 1)
+	if (write(out, "g", 1) != 1 || read(in, &c, 1) != 1)
 		return 3;
 	sparse = ts_sparse_thps(z, 4);
 	dense = ts_map_aligned(z->pmd, z->pmd);
-	if (!sparse || !dense || ts_count_thps(sparse, 4, z->pmd) != 4 ||
+	pfns = calloc(per, sizeof(*pfns));
+	if (!sparse || !dense || !pfns || ts_count_thps(sparse, 4, z->pmd) != 4 ||
+	    ts_head_pfns(sparse, 4, per, z->psz, heads) ||
 	    madvise(dense, z->pmd, MADV_NOHUGEPAGE))
 		return 3;
 	for (i = 0; i < per; i++)
 		ts_fill_page(dense, i, z->psz);
-	if (madvise(dense, z->pmd, MADV_HUGEPAGE))
+	if (ts_pagemap_pfns(dense, per, pfns) || madvise(dense, z->pmd, MADV_HUGEPAGE))
 		return 3;
-	POLL((failed = ts_keyed("/proc/vmstat", "thp_collapse_alloc_failed")) +
-	     (busy = ts_keyed("/proc/vmstat", "thp_split_scan_keep_busy")) >= 0 &&
-	     failed > failed0 && busy > busy0, secs);
+	/*
+	 * What happened to this child's memory, from the trace (the
+	 * parent enabled and cleared it): kthpscand kept its THPs as busy,
+	 * khugepaged's scan of its range ended in a failed allocation.
+	 */
+	POLL((busy = ts_events(&busy_ev)) > 0 &&
+	     (failed = khugepaged_scans("alloc_huge_page_failed", pfns, per)) > 0, secs);
 	thps = ts_count_thps(sparse, 4, z->pmd);
 	huge = ts_smaps_kb(dense, "AnonHugePages:");
 	printf("# targeted: %ld collapse allocations failed, %ld kept busy; ",
-	       failed - failed0, busy - busy0);
+	       failed, busy);
 	printf("%ld sparse THPs whole, dense range %ld kB in a THP\n", thps, huge);
-	if (failed <= failed0 || busy <= busy0 || thps != 4 || huge)
+	if (failed <= 0 || busy <= 0 || thps != 4 || huge)
 		return 4;
 	/* The parent stops the failures: now they can. */
 	if (write(out, "s", 1) != 1 || read(in, &c, 1) != 1)
@@ -1067,6 +1067,10 @@ static void targeted_failures(struct __test_metadata *_metadata,
 	 * passes (s: 10 ms), each over all of the child's memory.
 	 */
 	secs = kthpscand_deadline(0, 1000);
+	/* The child reads its own folios' fate from these two events. */
+	ASSERT_EQ(0, ts_put(TRACE "events/thp_scan/enable", "1"));
+	ASSERT_EQ(0, ts_put(TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable", "1"));
+	ASSERT_EQ(0, ts_clear_trace());
 	/* A child that has failed early has closed its end: no SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	ASSERT_EQ(0, pipe(to_child));

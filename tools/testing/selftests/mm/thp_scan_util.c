@@ -701,23 +701,29 @@ long khugepaged_scans(const char *status, const unsigned long *pfns,
 	return c;
 }
 
-int kthpscand_pid(void)
+int ts_pids_by_comm(const char *prefix, int *pids, int max)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	char path[300], comm[32];
-	int pid = -1;
+	int n = 0;
 
-	while (d && (e = readdir(d))) {
+	while (d && n < max && (e = readdir(d))) {
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (!ts_get(path, comm, sizeof(comm)) && !strcmp(comm, "kthpscand\n")) {
-			pid = atoi(e->d_name);
-			break;
-		}
+		if (!ts_get(path, comm, sizeof(comm)) &&
+		    !strncmp(comm, prefix, strlen(prefix)))
+			pids[n++] = atoi(e->d_name);
 	}
 	if (d)
 		closedir(d);
-	return pid;
+	return n;
+}
+
+int kthpscand_pid(void)
+{
+	int pid;
+
+	return ts_pids_by_comm("kthpscand\n", &pid, 1) == 1 ? pid : -1;
 }
 
 char ts_task_state(int pid)

@@ -327,6 +327,12 @@ void ts_log_missing_events(const struct ev_filter *f, size_t per, int max,
 long khugepaged_scans(const char *status, const unsigned long *pfns,
 		      size_t n);
 
+/*
+ * The pids of up to @max tasks whose name (/proc/PID/comm, with its
+ * newline) starts with @prefix, into @pids; how many.
+ */
+int ts_pids_by_comm(const char *prefix, int *pids, int max);
+
 /* The pid of kthpscand, or -1. */
 int kthpscand_pid(void);
 

@@ -1224,7 +1224,11 @@ static long thp_scan_cost(const struct thp_scan_verdict *v,
 	return cost;
 }
 
-/* The counters of verdict @v on a folio of @order, split if !@ret. */
+/*
+ * The counters of verdict @v on a folio of @order, split if !@ret: a split
+ * or its failure in /proc/vmstat and per size, a reason to keep the folio
+ * and the size a split made per size only.
+ */
 static void thp_scan_count_verdict(unsigned int order,
 				   const struct thp_scan_verdict *v, int ret)
 {
@@ -1239,9 +1243,8 @@ static void thp_scan_count_verdict(unsigned int order,
 			thp_scan_count(order, THP_SPLIT_SCAN_PARTIAL,
 				       MTHP_STAT_SPLIT_SCAN_PARTIAL);
 			if (v->new_order)
-				thp_scan_count(v->new_order,
-					       THP_SPLIT_SCAN_TO_MTHP,
-					       MTHP_STAT_SPLIT_SCAN_TO_MTHP);
+				count_mthp_stat(v->new_order,
+						MTHP_STAT_SPLIT_SCAN_TO_MTHP);
 		} else if (v->d == THP_SCAN_SPLIT_ZERO_RUNS) {
 			thp_scan_count(order, THP_SPLIT_SCAN_ZERO_RUNS,
 				       MTHP_STAT_SPLIT_SCAN_ZERO_RUNS);
@@ -1254,19 +1257,16 @@ static void thp_scan_count_verdict(unsigned int order,
 		}
 		break;
 	case THP_SCAN_KEEP_NOT_PARTIAL:
-		thp_scan_count(order, THP_SPLIT_SCAN_NOT_PARTIAL,
-			       MTHP_STAT_SPLIT_SCAN_NOT_PARTIAL);
+		count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_NOT_PARTIAL);
 		break;
 	case THP_SCAN_KEEP_MLOCKED:
-		thp_scan_count(order, THP_SPLIT_SCAN_KEEP_MLOCKED,
-			       MTHP_STAT_SPLIT_SCAN_KEEP_MLOCKED);
+		count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_KEEP_MLOCKED);
 		break;
 	case THP_SCAN_KEEP_PINNED:
-		thp_scan_count(order, THP_SPLIT_SCAN_KEEP_PINNED,
-			       MTHP_STAT_SPLIT_SCAN_KEEP_PINNED);
+		count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_KEEP_PINNED);
 		break;
 	case THP_SCAN_KEEP_BUSY:
-		count_vm_event(THP_SPLIT_SCAN_KEEP_BUSY);
+		count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_KEEP_BUSY);
 		break;
 	default:
 		break;
@@ -1372,10 +1372,8 @@ static void thp_scan_split_sparse(struct folio *folio, unsigned long pfn,
 				folio_put(piece);
 		}
 	}
-	if (kept) {
-		count_vm_event(THP_SPLIT_SCAN_DENSE);
+	if (kept)
 		mod_mthp_stat(k, MTHP_STAT_SPLIT_SCAN_DENSE_KEPT, kept);
-	}
 }
 
 /*
@@ -1917,7 +1915,7 @@ bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 		d = thp_scan_swapout_decide(mode, folio, &probes, &w, &v);
 	}
 	bitmap_free(w.mapped);
-	count_vm_events(THP_SPLIT_SCAN_SWAPOUT_PAGES_SCANNED, v.scanned);
+	count_vm_events(THP_SPLIT_SCAN_PAGES_SCANNED, v.scanned);
 	split = d == THP_SCAN_SPLIT_PARTIAL || d == THP_SCAN_SPLIT_UNDERUSED ||
 		d == THP_SCAN_SPLIT_ZERO_RUNS;
 	if (split) {
@@ -2171,7 +2169,6 @@ bool thp_scan_page_zero_filled(struct page *page)
  */
 void thp_scan_collapse_skipped(unsigned int order)
 {
-	count_vm_event(THP_SPLIT_SCAN_COLLAPSE_SKIPPED);
 	count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_COLLAPSE_SKIPPED);
 }
 

@@ -343,7 +343,7 @@ TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
 	ASSERT_TRUE(check_huge_anon(full, 0, self->pmd));
 	ASSERT_TRUE(check_huge_anon(sparse, 0, self->pmd));
 
-	skipped = ts_vm_counter(_metadata, "thp_split_scan_collapse_skipped");
+	skipped = ts_must_stat(_metadata, self->pmd >> 10, "thp_split_scan_collapse_skipped");
 	ASSERT_EQ(0, ts_pagemap_pfns(sparse, per, sparse_pfns));
 	ASSERT_EQ(0, ts_put(TRACE "events/huge_memory/mm_khugepaged_scan_pmd/enable", "1"));
 	ASSERT_EQ(0, ts_put(THP "khugepaged/max_ptes_none", "511"));
@@ -362,7 +362,8 @@ TEST_F_TIMEOUT(memcg, khugepaged_follows_memcg, 150)
 	 */
 	skips = khugepaged_scans("exceed_new_pte", sparse_pfns, per);
 	EXPECT_GE(skips, 1);
-	EXPECT_LE(skipped + skips, ts_vm_counter(_metadata, "thp_split_scan_collapse_skipped"));
+	EXPECT_LE(skipped + skips,
+		  ts_must_stat(_metadata, self->pmd >> 10, "thp_split_scan_collapse_skipped"));
 
 	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,plentiful,"), 10));

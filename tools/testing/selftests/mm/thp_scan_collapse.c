@@ -29,7 +29,6 @@
 /* Bounds of the waits below, in seconds of guest time. */
 #define WAIT_SECS 120
 
-#define VMSTAT(key) ts_vm_counter(_metadata, key)
 #define FILE_NUM(path) ts_must_long(_metadata, path)
 #define PMD_STAT(name) ts_must_stat(_metadata, self->z.pmd_kb, name)
 
@@ -273,7 +272,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
 	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
-	skip0 = VMSTAT("thp_split_scan_collapse_skipped");
+	skip0 = PMD_STAT("thp_split_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	for (pass = 0; pass < 4; pass++) {
 		wait_full_scans(full0, pass + 1);
@@ -289,7 +288,7 @@ TEST_F_TIMEOUT(collapse, jemalloc_pattern, 720)
 	/* None of its ranges collapsed (the test's own ranges: pagemap). */
 	EXPECT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
 	/* Every range was looked at, and left alone for this reason. */
-	EXPECT_GE(VMSTAT("thp_split_scan_collapse_skipped") - skip0, (long)(3 * nr));
+	EXPECT_GE(PMD_STAT("thp_split_scan_collapse_skipped") - skip0, (long)(3 * nr));
 	bad = check(p, pages, self->z.psz, self->z.per, jemalloc_kept);
 	EXPECT_EQ(-1, bad) TH_LOG("always: page %ld differs", bad);
 	munmap(p, len);
@@ -516,11 +515,11 @@ TEST_F_TIMEOUT(collapse, no_recollapse, 300)
 	bad = check(p, pages, self->z.psz, self->z.per, one_page);
 	EXPECT_EQ(-1, bad) TH_LOG("after the split: page %ld differs", bad);
 
-	skip0 = VMSTAT("thp_split_scan_collapse_skipped");
+	skip0 = PMD_STAT("thp_split_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 3);
 	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
-	EXPECT_GE(VMSTAT("thp_split_scan_collapse_skipped") - skip0, (long)(2 * nr));
+	EXPECT_GE(PMD_STAT("thp_split_scan_collapse_skipped") - skip0, (long)(2 * nr));
 	EXPECT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
 	EXPECT_EQ((long)(nr * self->z.psz >> 10), ts_smaps_kb(p, "Rss:"));
 	/* Split once, and not collapsed again (nor split again). */

@@ -230,7 +230,7 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 	long sdefer0 = ts_must_stat(_metadata, self->z.pmd_kb, "split_deferred");
 	long pm0 = ts_must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped");
 	long split0 = ts_vm_counter(_metadata, "thp_split_page");
-	long to0 = ts_vm_counter(_metadata, "thp_split_scan_to_mthp");
+	long to0 = ts_must_sum_stat(_metadata, "thp_split_scan_to_mthp");
 	unsigned long heads[4], *gone = calloc(nr * per / 2, sizeof(*gone));
 	long bad;
 	size_t i, j;
@@ -275,7 +275,7 @@ TEST_F_TIMEOUT(off, partial_counts_as_stock, 120)
 		EXPECT_EQ(1, ts_folio_pages_at(kpf, heads[i], per + 1)) TH_LOG("THP %zu", i);
 	EXPECT_EQ(0, ts_charged_anon(gone, nr * per / 2, ts_cgroup_ino(CG CG_NAME), true));
 	EXPECT_LE(nr, ts_vm_counter(_metadata, "thp_split_page") - split0);
-	EXPECT_EQ(to0, ts_vm_counter(_metadata, "thp_split_scan_to_mthp"));
+	EXPECT_EQ(to0, ts_must_sum_stat(_metadata, "thp_split_scan_to_mthp"));
 	EXPECT_EQ(pm0, ts_must_stat(_metadata, self->z.pmd_kb, "nr_anon_partially_mapped"));
 	EXPECT_EQ(nr, ts_vm_counter(_metadata, "thp_deferred_split_page") - defer0);
 	close(kpf);

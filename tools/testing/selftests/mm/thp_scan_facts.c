@@ -728,7 +728,7 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 	sd_m0 = STAT(M64_KB, "split_deferred");
 	pm_p0 = STAT(self->pmd_kb, "nr_anon_partially_mapped");
 	pm_m0 = STAT(M64_KB, "nr_anon_partially_mapped");
-	np0 = VMSTAT("thp_split_scan_not_partial");
+	np0 = ts_must_sum_stat(_metadata, "thp_split_scan_not_partial");
 	tsp0 = VMSTAT("thp_split_page");
 	tmf0 = VMSTAT("thp_migration_fail");
 	tmsp0 = VMSTAT("thp_migration_split");
@@ -776,7 +776,7 @@ TEST_F_TIMEOUT(facts, numa_move_dense, 300)
 	EXPECT_EQ(sd_m0, STAT(M64_KB, "split_deferred"));
 	EXPECT_EQ(pm_p0, STAT(self->pmd_kb, "nr_anon_partially_mapped"));
 	EXPECT_EQ(pm_m0, STAT(M64_KB, "nr_anon_partially_mapped"));
-	EXPECT_EQ(np0, VMSTAT("thp_split_scan_not_partial"));
+	EXPECT_EQ(np0, ts_must_sum_stat(_metadata, "thp_split_scan_not_partial"));
 	EXPECT_DATA(pp, 0, nr_pmd * self->per, self->per, fact_every_page);
 	EXPECT_DATA(pm, 0, nr_m * per_m, per_m, fact_every_page);
 	munmap(pp, nr_pmd * self->pmd);
@@ -1018,7 +1018,7 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	tds0 = VMSTAT("thp_deferred_split_page");
 	if (new_order >= 2)
 		to0 = STAT(new_kb, "thp_split_scan_to_mthp");
-	tom0 = VMSTAT("thp_split_scan_to_mthp");
+	tom0 = ts_must_sum_stat(_metadata, "thp_split_scan_to_mthp");
 	rss0 = rss_anon();
 	ASSERT_EQ(0, ts_clear_trace());
 
@@ -1038,9 +1038,9 @@ static void partial_unmap(struct __test_metadata *_metadata,
 	EXPECT_EQ(c->pmd ? (long)nr : 0, VMSTAT("thp_deferred_split_page") - tds0);
 	if (new_order >= 2) {
 		EXPECT_EQ(nr, STAT(new_kb, "thp_split_scan_to_mthp") - to0);
-		EXPECT_EQ(nr, VMSTAT("thp_split_scan_to_mthp") - tom0);
+		EXPECT_EQ(nr, ts_must_sum_stat(_metadata, "thp_split_scan_to_mthp") - tom0);
 	} else {
-		EXPECT_EQ(tom0, VMSTAT("thp_split_scan_to_mthp"));
+		EXPECT_EQ(tom0, ts_must_sum_stat(_metadata, "thp_split_scan_to_mthp"));
 	}
 	/*
 	 * The unmapped part is freed: none of its pages is still charged
@@ -1656,7 +1656,6 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	EXPECT_EQ(0, memcmp(buf, want, self->psz));
 
 	kp0 = STAT(self->pmd_kb, "thp_split_scan_keep_pinned");
-	kpv0 = VMSTAT("thp_split_scan_keep_pinned");
 	su0 = STAT(self->pmd_kb, "thp_split_scan_underused");
 	ASSERT_EQ(0, ts_clear_trace());
 	/* Four looks at the test's own THP, by its pfn. */
@@ -1683,7 +1682,6 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	 * event on its pfn, still one whole THP.
 	 */
 	EXPECT_LE(looks, STAT(self->pmd_kb, "thp_split_scan_keep_pinned") - kp0);
-	EXPECT_LE(looks, VMSTAT("thp_split_scan_keep_pinned") - kpv0);
 	EXPECT_EQ(0, ts_events(&any_split));
 	EXPECT_EQ(1, ts_whole_folios(p, 1, per));
 	EXPECT_EQ((long)self->pmd_kb, ts_smaps_kb(p, "AnonHugePages:"));

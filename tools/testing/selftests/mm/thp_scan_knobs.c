@@ -226,4 +226,88 @@ TEST_F_TIMEOUT(thp_scan_knob, cpu_time_ms, 120)
 	EXPECT_EQ(-EACCES, knob_write("cpu_time_ms", "0"));
 }
 
+/* Count @key in @seen if it is one of the @nr @names: its index, or -1. */
+static int name_index(const char * const *names, unsigned int nr, const char *key,
+		      int *seen)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(key, names[i])) {
+			seen[i]++;
+			return i;
+		}
+	return -1;
+}
+
+/*
+ * The counters' names (Documentation/mm/thp_scan.rst, "Counters"):
+ * /proc/vmstat has nine thp_split_scan_* events, each once, and beside
+ * them only khugepaged's own thp_scan_* ones; every anonymous size has
+ * the fourteen per-size stats, read-only.
+ */
+TEST_F_TIMEOUT(thp_scan_knob, counter_names, 120)
+{
+	static const char * const vm[] = {
+		"thp_split_scan_scanned", "thp_split_scan_pages_scanned",
+		"thp_split_scan_partial", "thp_split_scan_underused",
+		"thp_split_scan_failed", "thp_split_scan_rounds",
+		"thp_split_scan_swapout", "thp_split_scan_swapout_freed",
+		"thp_split_scan_zero_runs",
+	};
+	static const char * const khugepaged[] = {
+		"thp_scan_exceed_none_pte", "thp_scan_exceed_swap_pte",
+		"thp_scan_exceed_share_pte",
+	};
+	static const char * const per_size[] = {
+		"scanned", "partial", "underused", "failed", "collapse_skipped",
+		"not_partial", "keep_mlocked", "keep_pinned", "keep_busy",
+		"to_mthp", "swapout", "swapout_unmapped", "zero_runs", "dense_kept",
+	};
+	int seen_vm[ARRAY_SIZE(vm)] = { 0 }, seen_k[ARRAY_SIZE(khugepaged)] = { 0 };
+	int other = 0, order, sizes = 0, n;
+	char line[256], path[512], key[128];
+	unsigned long psz = getpagesize(), pmd = read_pmd_pagesize();
+	unsigned int i;
+	struct stat st;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s", key) != 1 || strncmp(key, "thp_", 4))
+			continue;
+		if (!strncmp(key, "thp_split_scan_", 15))
+			n = name_index(vm, ARRAY_SIZE(vm), key, seen_vm);
+		else if (!strncmp(key, "thp_scan_", 9))
+			n = name_index(khugepaged, ARRAY_SIZE(khugepaged), key, seen_k);
+		else
+			continue;
+		if (n < 0) {
+			TH_LOG("unexpected /proc/vmstat event %s", key);
+			other++;
+		}
+	}
+	fclose(f);
+	EXPECT_EQ(0, other);
+	for (i = 0; i < ARRAY_SIZE(vm); i++)
+		EXPECT_EQ(1, seen_vm[i]) TH_LOG("%s", vm[i]);
+	for (i = 0; i < ARRAY_SIZE(khugepaged); i++)
+		EXPECT_EQ(1, seen_k[i]) TH_LOG("%s", khugepaged[i]);
+
+	/* Orders 2 to PMD: the anonymous sizes (order 1 is the page cache's). */
+	for (order = 2; (psz << order) <= pmd; order++) {
+		snprintf(path, sizeof(path), THP "hugepages-%lukB", (psz << order) >> 10);
+		if (access(path, F_OK))
+			continue;
+		sizes++;
+		for (i = 0; i < ARRAY_SIZE(per_size); i++) {
+			snprintf(path, sizeof(path), THP "hugepages-%lukB/stats/thp_split_scan_%s",
+				 (psz << order) >> 10, per_size[i]);
+			ASSERT_EQ(0, stat(path, &st)) TH_LOG("no %s", path);
+			EXPECT_EQ(0444, st.st_mode & 07777) TH_LOG("%s", path);
+		}
+	}
+	EXPECT_LE(1, sizes);
+}
+
 THP_SCAN_HARNESS_MAIN

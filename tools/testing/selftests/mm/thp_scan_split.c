@@ -501,7 +501,6 @@ static void dense_runs(struct __test_metadata *_metadata,
 	unsigned long heads[8], *before, *after, kb = piece * psz / 1024;
 	unsigned long long cg = ts_cgroup_ino(CG_T);
 	long kept0 = piece ? ts_must_stat(_metadata, kb, "thp_split_scan_dense_kept") : 0;
-	long dense0 = ts_vm_counter(_metadata, "thp_split_scan_dense");
 	long bad, secs, freed_charged, second;
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	size_t i, k, moved = 0, nzero = 0, whole = 0;
@@ -559,7 +558,6 @@ static void dense_runs(struct __test_metadata *_metadata,
 	/* System-wide counters: they count the test's splits at least. */
 	EXPECT_LE((long)(nr * run / piece),
 		  ts_must_stat(_metadata, kb, "thp_split_scan_dense_kept") - kept0);
-	EXPECT_LE((long)nr, ts_vm_counter(_metadata, "thp_split_scan_dense") - dense0);
 	second = second_splits(_metadata, z, kpid, heads, nr, run, piece, true);
 	EXPECT_EQ((long)(nr * (per - run) / piece), second);
 check:

@@ -898,7 +898,10 @@ static long splits(const struct thp_sizes *z)
 	return sum;
 }
 
-/* The events of the summary line (/proc/vmstat). */
+/*
+ * The events of the summary line: /proc/vmstat's, or the sum of the
+ * per-size stats for one it does not have (thp_split_scan_keep_busy).
+ */
 static const char * const summary_events[] = {
 	"thp_collapse_alloc_failed", "thp_fault_alloc", "thp_fault_fallback",
 	"thp_collapse_alloc", "thp_split_page", "thp_split_page_failed", "thp_split_scan_underused",
@@ -907,6 +910,13 @@ static const char * const summary_events[] = {
 	"pgmigrate_success", "pgmigrate_fail", "thp_migration_success",
 	"thp_migration_fail",
 };
+
+static long summary_value(struct __test_metadata *_metadata, const char *name)
+{
+	long v = ts_keyed("/proc/vmstat", name);
+
+	return v >= 0 ? v : ts_must_sum_stat(_metadata, name);
+}
 
 FIXTURE(stress) {
 	struct thp_sizes z;
@@ -988,7 +998,7 @@ static int targeted_child(const struct thp_sizes *z, long secs, int in, int out)
 	struct ev_filter busy_ev = {
 		.decision = "keep_rmap_busy", .pfns = heads, .n = 4,
 	};
-	long failed = 0, busy = 0, thps, huge;
+	long failed = 0, busy = 0, thps, huge, counted, busy0;
 	char c;
 	size_t i, per = z->per;
 	char *dense, *sparse;
@@ -1002,6 +1012,7 @@ static int targeted_child(const struct thp_sizes *z, long secs, int in, int out)
 	 */
 	if (write(out, "g", 1) != 1 || read(in, &c, 1) != 1)
 		return 3;
+	busy0 = ts_size_stat(z->pmd_kb, "thp_split_scan_keep_busy");
 	sparse = ts_sparse_thps(z, 4);
 	dense = ts_map_aligned(z->pmd, z->pmd);
 	pfns = calloc(per, sizeof(*pfns));
@@ -1020,12 +1031,15 @@ static int targeted_child(const struct thp_sizes *z, long secs, int in, int out)
 	 */
 	POLL((busy = ts_events(&busy_ev)) > 0 &&
 	     (failed = khugepaged_scans("alloc_huge_page_failed", pfns, per)) > 0, secs);
+	/* Each of those decisions counted in the PMD size's keep_busy. */
+	POLL((counted = ts_size_stat(z->pmd_kb, "thp_split_scan_keep_busy") - busy0) >= busy,
+	     secs);
 	thps = ts_count_thps(sparse, 4, z->pmd);
 	huge = ts_smaps_kb(dense, "AnonHugePages:");
-	printf("# targeted: %ld collapse allocations failed, %ld kept busy; ",
-	       failed, busy);
+	printf("# targeted: %ld collapse allocations failed, %ld kept busy (%ld counted); ",
+	       failed, busy, counted);
 	printf("%ld sparse THPs whole, dense range %ld kB in a THP\n", thps, huge);
-	if (failed <= 0 || busy <= 0 || thps != 4 || huge)
+	if (failed <= 0 || busy <= 0 || busy0 < 0 || counted < busy || thps != 4 || huge)
 		return 4;
 	/* The parent stops the failures: now they can. */
 	if (write(out, "s", 1) != 1 || read(in, &c, 1) != 1)
@@ -1156,7 +1170,7 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 	split0 = splits(&self->z);
 	kzero0 = ts_get_long(KSM "ksm_zero_pages");
 	for (i = 0; i < (int)ARRAY_SIZE(summary_events); i++)
-		v0[i] = ts_vm_counter(_metadata, summary_events[i]);
+		v0[i] = summary_value(_metadata, summary_events[i]);
 	if (fail) {
 		nr_fail = kthreads_make_it_fail("1", ARRAY_SIZE(fail_kthreads));
 		/* kthpscand, khugepaged and a kswapd at least */
@@ -1219,7 +1233,7 @@ TEST_F_TIMEOUT(stress, checksummed_data_survives, 1500)
 		bad += st->errors[i];
 	}
 	for (i = 0; i < (int)ARRAY_SIZE(summary_events); i++)
-		dv[i] = ts_vm_counter(_metadata, summary_events[i]) - v0[i];
+		dv[i] = summary_value(_metadata, summary_events[i]) - v0[i];
 	/*
 	 * One line for make stress's table (workbench/stress.sh): the
 	 * events are system-wide, but in the run nothing else in the guest

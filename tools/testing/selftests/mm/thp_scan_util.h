@@ -516,6 +516,17 @@ static inline long ts_must_stat(struct __test_metadata *_metadata,
 	return v;
 }
 
+/*
+ * Per-size counter @name summed over every size (ts_all_sizes_stat()),
+ * which the PMD size must have.
+ */
+static inline long ts_must_sum_stat(struct __test_metadata *_metadata, const char *name)
+{
+	ASSERT_LE(0, ts_size_stat(read_pmd_pagesize() >> 10, name))
+		TH_LOG("no hugepages-*/stats/%s", name);
+	return ts_all_sizes_stat(name);
+}
+
 /* The number in @path, which must exist. */
 static inline long ts_must_long(struct __test_metadata *_metadata, const char *path)
 {

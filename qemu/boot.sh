@@ -4,6 +4,7 @@
 #
 #   qemu/boot.sh [--arch x86_64|arm64] [--cfg test|debug] [--kernel IMAGE]
 #                [--tests all|none|"name ..."] [--file PATH[:GUEST_PATH]]...
+#                [--root-files DIR]...
 #                [--cmd "SHELL COMMAND"] [--append "KERNEL ARGS"]
 #                [--timeout SECONDS] [--test-timeout SECONDS] [--mem MiB]
 #                [--smp N] [--numa N] [--icount SPEC] [--mte] [--name NAME]
@@ -37,6 +38,11 @@
 # task's large folios): a test that reads only what belongs to it passes
 # all the same.
 #
+# --root-files DIR puts every file below DIR at the same path in the
+# guest (DIR/usr/bin/x at /usr/bin/x): a dynamically linked program with
+# its libraries and loader, as workbench/install-deps.sh leaves Debian's
+# trace-cmd in /var/cache/thp-scan/trace-cmd-ARCH.
+#
 # --qemu-arg ARG passes ARG to QEMU as it is (bench/insn_profile.py: a
 # monitor socket, -singlestep, the log file).
 #
@@ -63,6 +69,12 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift ;;
 	--tests) tests=$2; shift ;;
 	--file) files+=("$2"); shift ;;
+	--root-files)
+		[ -d "$2" ] || { echo "boot.sh: --root-files: no folder $2" >&2; exit 2; }
+		while IFS= read -r f; do
+			files+=("$2/$f:/$f")
+		done < <(cd "$2" && find . -type f | sed 's|^\./||' | sort)
+		shift ;;
 	--cmd) cmd=$2; shift ;;
 	--append) append=$2; shift ;;
 	--timeout) timeout=$2; shift ;;

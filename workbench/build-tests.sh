@@ -94,4 +94,9 @@ for src in "$top"/workbench/guest/*.c; do
 		"$cc" -static -O2 -Wall -o "$out/$h" "$src"
 	fi
 done
+# Guest scripts run as programs in boots of their own, not in tests.list:
+# trace_cmd needs Debian's trace-cmd (qemu/boot.sh --root-files).
+for src in "$top"/workbench/guest/*.sh; do
+	install -m 0755 "$src" "$out/$(basename "$src" .sh)"
+done
 echo "build-tests: $arch: tests: $(tr '\n' ' ' < "$out/tests.list")helpers: $(tr '\n' ' ' < "$out/helpers.list")"

@@ -15,7 +15,9 @@ The sources, under DIR (the repository by default):
     ("PROGRAM FIXTURE[.VARIANT].TEST", fixture "global" for TEST());
   - the upstream mm selftests of workbench/upstream/tests, one result
     each of the guest programs upstream_mm and upstream_mm_quick
-    ("upstream_mm upstream.NAME").
+    ("upstream_mm upstream.NAME");
+  - the TAP results the guest scripts workbench/guest/*.sh print
+    ('echo "ok N PROGRAM.NAME"' lines; the program is the script's name).
 
 Prints one line per difference, saying what to do, and exits 1 if there is
 any; also checks that each entry of the skip allowlist names a test of the
@@ -40,6 +42,7 @@ NOT_PROGRAMS = {'thp_scan_util'}
 # upstream_mm_quick (set "quick") run (workbench/upstream/run.sh).
 UPSTREAM_LIST = 'workbench/upstream/tests'
 UPSTREAM_PROGRAMS = {'upstream_mm': 'full', 'upstream_mm_quick': 'quick'}
+GUEST_SCRIPTS = 'workbench/guest/*.sh'
 
 
 def strip_comments(text):
@@ -126,9 +129,20 @@ def upstream_tests(root):
     return out
 
 
+def script_tests(root):
+    """{program: ["PROGRAM.NAME", ...]} of the guest scripts, in order."""
+    out = {}
+    for src in sorted(glob.glob(os.path.join(root, GUEST_SCRIPTS))):
+        prog = os.path.basename(src)[:-3]
+        names = re.findall(r'\bok [0-9]+ (%s\.\w+)' % re.escape(prog), open(src).read())
+        out[prog] = list(dict.fromkeys(names))
+    return out
+
+
 def from_sources(root):
     defined = {'kunit': kunit_cases(root)}
     defined.update(upstream_tests(root))
+    defined.update(script_tests(root))
     for g in PROGRAM_GLOBS:
         for src in sorted(glob.glob(os.path.join(root, g))):
             if os.path.basename(src)[:-2] not in NOT_PROGRAMS:

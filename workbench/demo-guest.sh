@@ -10,13 +10,17 @@ echo "== writing a bad value is refused and changes nothing:"
 echo 2 > $T/thp_scan/enabled || echo "   (echo 2 > enabled refused)"
 echo "   enabled = $(cat $T/thp_scan/enabled)"
 echo "== kthpscand: $(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = kthpscand ] && echo "pid ${p#/proc/}, state $(cut -d' ' -f3 $p/stat)"; done)"
-echo 1 > /sys/kernel/tracing/events/thp_scan/enable
 echo "== a sparse workload: 256 MiB (128 PMD THPs), 4 KiB written per 2 MiB,"
-echo "   then 30 s idle: kthpscand splits the THPs, the zero pages are freed"
-/tests/thp_sparse 256 4 30
-echo "== the first traced decisions and splits:"
-grep -m 4 -E 'thp_scan_(decision|split):' /sys/kernel/tracing/trace | sed 's/^ */   /'
-echo 0 > /sys/kernel/tracing/events/thp_scan/enable
+echo "   then 30 s idle: kthpscand splits the THPs, the zero pages are freed;"
+echo "   Debian's trace-cmd records thp_scan's tracepoints and auto's meanwhile"
+trace-cmd record -q -e thp_scan -e huge_memory:thp_auto_state -o /tmp/demo.dat \
+	/tests/thp_sparse 256 4 30
+echo "== trace-cmd report: the first decisions and splits, and how many of each:"
+trace-cmd report -i /tmp/demo.dat 2>/dev/null | grep -m 4 -E 'thp_scan_(decision|split):' |
+	sed 's/^ */   /'
+trace-cmd report -i /tmp/demo.dat 2>/dev/null |
+	awk '/ thp_scan_decision: / { for (i = 1; i <= NF; i++) if ($i ~ /^decision=/) n[$i]++ }
+	     END { for (d in n) printf "   %s: %d\n", d, n[d] }'
 echo "== the same with thp_scan off (what stock 6.12 does without pressure):"
 echo 0 > $T/thp_scan/enabled
 /tests/thp_sparse 256 4 30

@@ -78,3 +78,38 @@ if [ ! -f "$NUMA_ARM64/lib/libnuma.a" ]; then
 	install -m 0644 "$x"/usr/include/numa*.h "$NUMA_ARM64/include/"
 	rm -rf "$x"
 fi
+
+# Debian's trace-cmd for the guests (the trace_cmd test and the demo):
+# the program, the three libraries it needs and the C library with its
+# loader, from the packages of each architecture (apt-get download, not
+# installed), at the paths they have in Debian, below
+# /var/cache/thp-scan/trace-cmd-ARCH/ (qemu/boot.sh --root-files DIR).
+tracecmd_pkgs="trace-cmd libtracefs1 libtraceevent1 libzstd1 libc6"
+for a in x86_64 arm64; do
+	TC=${BB_ARM64_DIR:-/var/cache/thp-scan}/trace-cmd-$a
+	[ -x "$TC/usr/bin/trace-cmd" ] && continue
+	echo "install-deps: fetching trace-cmd and its libraries for $a"
+	x=$(mktemp -d)
+	for p in $tracecmd_pkgs; do
+		if [ "$a" = arm64 ]; then
+			arm64_deb "$p" "$x"
+		else
+			d=$(mktemp -d)
+			chmod 755 "$d"; chown _apt "$d" 2>/dev/null || true
+			(cd "$d" && apt-get download -qq "$p:amd64" >/dev/null 2>&1) ||
+				{ apt-get update -qq && (cd "$d" && apt-get download -qq "$p:amd64" >/dev/null); }
+			dpkg-deb -x "$d/$p"_*_amd64.deb "$x"
+			rm -rf "$d"
+		fi
+	done
+	t=$([ "$a" = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
+	ld=$([ "$a" = arm64 ] && echo lib/ld-linux-aarch64.so.1 || echo lib64/ld-linux-x86-64.so.2)
+	rm -rf "$TC.new"
+	for f in usr/bin/trace-cmd "$ld" "lib/$t/libc.so.6" "usr/lib/$t/libtracefs.so.1" \
+		 "usr/lib/$t/libtraceevent.so.1" "usr/lib/$t/libzstd.so.1"; do
+		mkdir -p "$TC.new/$(dirname "$f")"
+		cp -L "$x/$f" "$TC.new/$f"
+	done
+	rm -rf "$x" "$TC"
+	mv "$TC.new" "$TC"
+done

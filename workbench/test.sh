@@ -205,6 +205,14 @@ test_boots() { # ARCH CFG
 		boot "$arch-mte" --arch "$arch" --cfg "$cfg" --mte --tests thp_scan_hazards \
 			--timeout 600 --test-timeout 450 --quiet
 	fi
+	# Debian's trace-cmd records the tracepoints and its records add up
+	# to the counters (workbench/guest/trace_cmd.sh).  About 1 minute.
+	if [ "$cfg" = test ]; then
+		step "booting $arch-$cfg with Debian's trace-cmd for trace_cmd"
+		boot "$arch-trace-cmd" --arch "$arch" --cfg "$cfg" --tests trace_cmd \
+			--root-files "${BB_ARM64_DIR:-/var/cache/thp-scan}/trace-cmd-$arch" \
+			--timeout 600 --quiet
+	fi
 	# The THP policy boot parameters, good and bad, one boot each.
 	n=0
 	for params in "${boot_params[@]}"; do

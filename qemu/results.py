@@ -27,6 +27,7 @@ of the boot (THPSCAN-KMEMLEAK) found no unreferenced object.
 """
 import argparse
 import fnmatch
+import glob
 import json
 import os
 import re
@@ -545,9 +546,12 @@ def main():
     progs = args.expect_tests.split()
     if progs == ['all']:
         # *_boot: boots of their own; upstream_*: the upstream mm
-        # selftests, in boots of their own (workbench/upstream/run.sh).
+        # selftests, in boots of their own (workbench/upstream/run.sh);
+        # the guest scripts (workbench/guest/*.sh, trace_cmd) as well.
+        scripts = {os.path.basename(f)[:-3] for f in glob.glob(
+            os.path.join(HERE, '..', 'workbench', 'guest', '*.sh'))}
         progs = [p for p in expected if p != 'kunit' and not p.endswith('_boot')
-                 and not p.startswith('upstream_')]
+                 and not p.startswith('upstream_') and p not in scripts]
 
     kunit_cases(args.tree, console, clines, run, expected, suites)
     # A failed mount is reported on the results channel and on the console

@@ -107,8 +107,18 @@ for a in x86_64 arm64; do
 	rm -rf "$TC.new"
 	for f in usr/bin/trace-cmd "$ld" "lib/$t/libc.so.6" "usr/lib/$t/libtracefs.so.1" \
 		 "usr/lib/$t/libtraceevent.so.1" "usr/lib/$t/libzstd.so.1"; do
+		# The file the package's link names inside the package: an
+		# absolute link (amd64's /lib64 loader) would name the host's.
+		src=$x/$f
+		while [ -L "$src" ]; do
+			l=$(readlink "$src")
+			case "$l" in
+			/*) src=$x$l ;;
+			*) src=$(dirname "$src")/$l ;;
+			esac
+		done
 		mkdir -p "$TC.new/$(dirname "$f")"
-		cp -L "$x/$f" "$TC.new/$f"
+		cp "$src" "$TC.new/$f"
 	done
 	rm -rf "$x" "$TC"
 	mv "$TC.new" "$TC"

@@ -120,7 +120,8 @@ i=0
 while [ "$(cat $T/auto/state)" != plentiful ] && [ $i -lt 20 ]; do sleep 1; i=$((i + 1)); done
 echo always > $T/enabled
 
-settle
+settled=1
+settle || settled=0
 after=$(figures)
 kill -INT $rec
 wait $rec
@@ -169,10 +170,11 @@ grep -m 3 ' thp_scan_decision: \| thp_scan_swapout: \| thp_auto_state: ' /tmp/tr
 
 # 2. The records against the counters.
 set -- $before
-b_sc=$1 b_ps=$2 b_un=$3 b_so=$4 b_pun=$5 b_pso=$6
+[ $# = 6 ] || { echo "# figures before: \"$before\", not 6"; echo "not ok 2 trace_cmd.decisions_match_counters"; exit 1; }
+b_sc=$1 b_ps=$2 b_so=$4 b_pun=$5 b_pso=$6
 set -- $after
-d_sc=$(($1 - b_sc)) d_ps=$(($2 - b_ps)) d_un=$(($3 - b_un)) d_so=$(($4 - b_so))
-d_pun=$(($5 - b_pun)) d_pso=$(($6 - b_pso))
+[ $# = 6 ] || { echo "# figures after: \"$after\", not 6"; echo "not ok 2 trace_cmd.decisions_match_counters"; exit 1; }
+d_sc=$(($1 - b_sc)) d_ps=$(($2 - b_ps)) d_so=$(($4 - b_so)) d_pun=$(($5 - b_pun)) d_pso=$(($6 - b_pso))
 # From the formatted records (KEY=VALUE after the event's name): the
 # decisions kthpscand and the shrinker counted as judged (all but
 # keep_locked) and the pages they read; the swap-out decisions' pages and
@@ -189,7 +191,6 @@ eval "$(awk -v pmd_order=$pmd_order '
 		return ""
 	}
 	/ thp_scan_decision: / && f("decision") != "keep_locked" { sc++; ps += f("scanned") }
-	/ thp_scan_decision: / && f("decision") == "split_underused" { und++ }
 	/ thp_scan_split: / && f("decision") == "split_underused" && f("ret") == "0" &&
 		f("order") == pmd_order { pun++ }
 	/ thp_scan_swapout: / {
@@ -202,11 +203,12 @@ eval "$(awk -v pmd_order=$pmd_order '
 				pso++
 		}
 	}
-	END { printf "r_sc=%d r_ps=%d r_un_dec=%d r_pun=%d r_so=%d r_pso=%d\n", sc, ps, und, pun, so, pso }
+	END { printf "r_sc=%d r_ps=%d r_pun=%d r_so=%d r_pso=%d\n", sc, ps, pun, so, pso }
 ' /tmp/trace_cmd.txt)"
-echo "# recorded: $r_sc decisions reading $r_ps pages, $r_un_dec underused (PMD splits $r_pun), $r_so swap-out splits ($r_pso PMD)"
-echo "# counted:  scanned $d_sc, pages_scanned $d_ps, underused $d_un (PMD $d_pun), swapout $d_so (PMD $d_pso)"
+echo "# recorded: $r_sc decisions reading $r_ps pages, $r_pun PMD underused splits, $r_so swap-out splits ($r_pso PMD)"
+echo "# counted:  scanned $d_sc, pages_scanned $d_ps, PMD underused $d_pun, swapout $d_so (PMD $d_pso)"
 bad=0
+[ $settled = 1 ] || { echo "# the window did not close settled: the figures may miss a decision"; bad=1; }
 [ "$r_sc" = "$d_sc" ] || { echo "# decisions $r_sc, scanned $d_sc"; bad=1; }
 [ "$r_ps" = "$d_ps" ] || { echo "# pages read $r_ps, pages_scanned $d_ps"; bad=1; }
 [ "$r_pun" = "$d_pun" ] || { echo "# PMD underused splits $r_pun, counted $d_pun"; bad=1; }

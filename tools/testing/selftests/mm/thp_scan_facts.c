@@ -1623,7 +1623,7 @@ TEST_F_TIMEOUT(facts, pinned_mostly_zero, 300)
 	const size_t per = self->per;
 	const long age_ms = 2000;
 	struct pin_longterm_test pin = { 0 };
-	long kp0, kpv0, su0, n, j, looks = 0;
+	long kp0, su0, n, j, looks = 0;
 	struct thp_scan_event *ev;
 	unsigned long head;
 	struct ev_filter f = { true, "split_underused", &head, 1 };

@@ -34,26 +34,29 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# arm64_deb PKG DIR: Debian's arm64 package PKG, fetched with apt-get
-# download and unpacked into DIR (the arm64 packages below cannot be
-# co-installed with their amd64 ones).
-arm64_deb() {
+# deb_x DEBARCH PKG DIR: Debian's package PKG of architecture DEBARCH
+# (amd64, arm64), fetched with apt-get download and unpacked into DIR,
+# not installed (the arm64 packages below cannot be co-installed with
+# their amd64 ones).
+deb_x() {
 	export DEBIAN_FRONTEND=noninteractive
-	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-		dpkg --add-architecture arm64
+	if [ "$1" != "$(dpkg --print-architecture)" ] &&
+	   ! dpkg --print-foreign-architectures | grep -qx "$1"; then
+		dpkg --add-architecture "$1"
 		apt-get update -qq
 	fi
 	local tmp
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true
-	# A package list without arm64 in it yet: once more after an update.
-	if ! (cd "$tmp" && apt-get download -qq "$1:arm64" >/dev/null 2>&1); then
+	# A package list without that architecture yet: once more after an update.
+	if ! (cd "$tmp" && apt-get download -qq "$2:$1" >/dev/null 2>&1); then
 		apt-get update -qq
-		(cd "$tmp" && apt-get download -qq "$1:arm64" >/dev/null)
+		(cd "$tmp" && apt-get download -qq "$2:$1" >/dev/null)
 	fi
-	dpkg-deb -x "$tmp/$1"_*_arm64.deb "$2"
+	dpkg-deb -x "$tmp/$2"_*_"$1".deb "$3"
 	rm -rf "$tmp"
 }
+arm64_deb() { deb_x arm64 "$@"; }
 
 # arm64 busybox-static for the arm64 initramfs: Debian's own binary.
 BB_ARM64=${BB_ARM64_DIR:-/var/cache/thp-scan}/busybox-arm64
@@ -91,16 +94,7 @@ for a in x86_64 arm64; do
 	echo "install-deps: fetching trace-cmd and its libraries for $a"
 	x=$(mktemp -d)
 	for p in $tracecmd_pkgs; do
-		if [ "$a" = arm64 ]; then
-			arm64_deb "$p" "$x"
-		else
-			d=$(mktemp -d)
-			chmod 755 "$d"; chown _apt "$d" 2>/dev/null || true
-			(cd "$d" && apt-get download -qq "$p:amd64" >/dev/null 2>&1) ||
-				{ apt-get update -qq && (cd "$d" && apt-get download -qq "$p:amd64" >/dev/null); }
-			dpkg-deb -x "$d/$p"_*_amd64.deb "$x"
-			rm -rf "$d"
-		fi
+		deb_x "$([ "$a" = arm64 ] && echo arm64 || echo amd64)" "$p" "$x"
 	done
 	t=$([ "$a" = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
 	ld=$([ "$a" = arm64 ] && echo lib/ld-linux-aarch64.so.1 || echo lib64/ld-linux-x86-64.so.2)

@@ -558,6 +558,20 @@ bool thp_auto_memcg_under_pressure(struct mm_struct *mm)
 }
 #endif /* CONFIG_MEMCG */
 
+/**
+ * thp_auto_pressure_fault - "auto" allowed no THP at a fault of @mm
+ * @mm: the mm of the fault
+ *
+ * Called once per page fault in which some THP size resolves to "auto",
+ * "auto" is under pressure for @mm, and no THP of an "auto" size was
+ * allowed therefore.  Counted in the memcg of @mm (memory.stat's
+ * thp_auto_pressure_fault), at no cost while memory is plentiful.
+ */
+void thp_auto_pressure_fault(struct mm_struct *mm)
+{
+	mod_memcg_mm_state(mm, MEMCG_THP_AUTO_PRESSURE_FAULT, 1);
+}
+
 static void thp_auto_fn(struct work_struct *work)
 {
 	unsigned int avail_pct, psi_pct;

@@ -710,6 +710,15 @@ static void thp_scan_count(unsigned int order, enum vm_event_item event,
 	count_mthp_stat(order, item);
 }
 
+/* Those of a split of @folio, of @order, which its memcg counts as well. */
+static void thp_scan_count_split(struct folio *folio, unsigned int order,
+				 enum vm_event_item event,
+				 enum mthp_stat_item item)
+{
+	thp_scan_count(order, event, item);
+	count_memcg_folio_events(folio, event, 1);
+}
+
 /* Folios collected at once by a walk: they are judged largest first. */
 #define THP_SCAN_BATCH		16
 
@@ -1225,11 +1234,12 @@ static long thp_scan_cost(const struct thp_scan_verdict *v,
 }
 
 /*
- * The counters of verdict @v on a folio of @order, split if !@ret: a split
- * or its failure in /proc/vmstat and per size, a reason to keep the folio
- * and the size a split made per size only.
+ * The counters of verdict @v on @folio, of @order, split if !@ret: a split
+ * in /proc/vmstat, per size and in the folio's memcg, its failure in
+ * /proc/vmstat and per size, a reason to keep the folio and the size a
+ * split made per size only.
  */
-static void thp_scan_count_verdict(unsigned int order,
+static void thp_scan_count_verdict(struct folio *folio, unsigned int order,
 				   const struct thp_scan_verdict *v, int ret)
 {
 	switch (v->d) {
@@ -1240,17 +1250,20 @@ static void thp_scan_count_verdict(unsigned int order,
 			thp_scan_count(order, THP_SPLIT_SCAN_FAILED,
 				       MTHP_STAT_SPLIT_SCAN_FAILED);
 		} else if (v->d == THP_SCAN_SPLIT_PARTIAL) {
-			thp_scan_count(order, THP_SPLIT_SCAN_PARTIAL,
-				       MTHP_STAT_SPLIT_SCAN_PARTIAL);
+			thp_scan_count_split(folio, order,
+					     THP_SPLIT_SCAN_PARTIAL,
+					     MTHP_STAT_SPLIT_SCAN_PARTIAL);
 			if (v->new_order)
 				count_mthp_stat(v->new_order,
 						MTHP_STAT_SPLIT_SCAN_TO_MTHP);
 		} else if (v->d == THP_SCAN_SPLIT_ZERO_RUNS) {
-			thp_scan_count(order, THP_SPLIT_SCAN_ZERO_RUNS,
-				       MTHP_STAT_SPLIT_SCAN_ZERO_RUNS);
+			thp_scan_count_split(folio, order,
+					     THP_SPLIT_SCAN_ZERO_RUNS,
+					     MTHP_STAT_SPLIT_SCAN_ZERO_RUNS);
 		} else {
-			thp_scan_count(order, THP_SPLIT_SCAN_UNDERUSED,
-				       MTHP_STAT_SPLIT_SCAN_UNDERUSED);
+			thp_scan_count_split(folio, order,
+					     THP_SPLIT_SCAN_UNDERUSED,
+					     MTHP_STAT_SPLIT_SCAN_UNDERUSED);
 			/* 6.12's count: PMD-sized THPs split as underused. */
 			if (order >= HPAGE_PMD_ORDER)
 				count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
@@ -1441,7 +1454,7 @@ static void thp_scan_folio(struct folio *folio, struct thp_scan_round *r,
 			thp_scan_split_sparse(folio, pfn, order, v.new_order,
 					      f.zero, v.d, NULL);
 	}
-	thp_scan_count_verdict(order, &v, ret);
+	thp_scan_count_verdict(folio, order, &v, ret);
 	/* A split to a large order has stamped the new folios itself. */
 	if (ret)
 		thp_scan_put_back(folio, v.d, from_queue, stock);
@@ -1936,8 +1949,12 @@ bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 				   (folio_mapped(folio) ? 0 : folio_nr_pages(folio));
 			count_vm_events(THP_SPLIT_SCAN_SWAPOUT_FREED,
 					*nr_freed);
-			thp_scan_count(order, THP_SPLIT_SCAN_SWAPOUT,
-				       MTHP_STAT_SPLIT_SCAN_SWAPOUT);
+			count_memcg_folio_events(folio,
+						 THP_SPLIT_SCAN_SWAPOUT_FREED,
+						 *nr_freed);
+			thp_scan_count_split(folio, order,
+					     THP_SPLIT_SCAN_SWAPOUT,
+					     MTHP_STAT_SPLIT_SCAN_SWAPOUT);
 			mod_mthp_stat(order,
 				      MTHP_STAT_SPLIT_SCAN_SWAPOUT_UNMAPPED,
 				      unmapped);
@@ -2161,15 +2178,43 @@ bool thp_scan_page_zero_filled(struct page *page)
 
 /**
  * thp_scan_collapse_skipped - khugepaged did not collapse a range
+ * @mm: the mm of the range
  * @order: the order of the THP it would have made
  *
  * Counts a range that khugepaged left alone because it would have added
  * more new memory than thp_scan's collapse limit, although it was within
- * khugepaged's own limits.
+ * khugepaged's own limits: per size, and in the memcg of @mm.
  */
-void thp_scan_collapse_skipped(unsigned int order)
+void thp_scan_collapse_skipped(struct mm_struct *mm, unsigned int order)
 {
 	count_mthp_stat(order, MTHP_STAT_SPLIT_SCAN_COLLAPSE_SKIPPED);
+	mod_memcg_mm_state(mm, MEMCG_THP_COLLAPSE_SKIPPED, 1);
+}
+
+/**
+ * thp_scan_swapout_freed_first - reclaim freed the first subpage of a split
+ * @folio: that subpage, which thp_scan_split_on_swapout() left unmapped
+ *
+ * The rest of what the split freed at swap-out is counted by
+ * thp_scan_split_on_swapout() itself.
+ */
+void thp_scan_swapout_freed_first(struct folio *folio)
+{
+	count_vm_event(THP_SPLIT_SCAN_SWAPOUT_FREED);
+	count_memcg_folio_events(folio, THP_SPLIT_SCAN_SWAPOUT_FREED, 1);
+}
+
+/**
+ * thp_scan_split_freed - a split of an anonymous large folio freed memory
+ * @page: the page its caller split, held by the caller
+ * @nr: how many base pages the split left mapped nowhere (or only as the
+ *	shared zero page), which are freed
+ *
+ * Counted in the memcg of @page: memory.stat's thp_split_freed, in bytes.
+ */
+void thp_scan_split_freed(struct page *page, unsigned int nr)
+{
+	mod_memcg_page_state(page, MEMCG_THP_SPLIT_FREED, nr);
 }
 
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,

@@ -102,14 +102,10 @@ unsigned int thp_scan_collapse_max_new(unsigned int max_ptes_none);
 bool thp_scan_split_on_swapout(struct folio *folio, struct list_head *list,
 			       unsigned int *nr_freed);
 
-/* Reclaim freed the first subpage of a folio split at swap-out, too. */
-static inline void thp_scan_swapout_freed_first(void)
-{
-	count_vm_event(THP_SPLIT_SCAN_SWAPOUT_FREED);
-}
-
+void thp_scan_swapout_freed_first(struct folio *folio);
+void thp_scan_split_freed(struct page *page, unsigned int nr);
 bool thp_scan_page_zero_filled(struct page *page);
-void thp_scan_collapse_skipped(unsigned int order);
+void thp_scan_collapse_skipped(struct mm_struct *mm, unsigned int order);
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 {
@@ -183,11 +179,16 @@ static inline bool thp_scan_split_on_swapout(struct folio *folio,
 	return false;
 }
 
-static inline void thp_scan_swapout_freed_first(void)
+static inline void thp_scan_swapout_freed_first(struct folio *folio)
 {
 }
 
-static inline void thp_scan_collapse_skipped(unsigned int order)
+static inline void thp_scan_split_freed(struct page *page, unsigned int nr)
+{
+}
+
+static inline void thp_scan_collapse_skipped(struct mm_struct *mm,
+					     unsigned int order)
 {
 }
 #endif /* CONFIG_THP_SCAN */

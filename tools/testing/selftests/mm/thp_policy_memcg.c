@@ -7,8 +7,9 @@
  * change is traced with the memcg it concerns.  A limit lowered under
  * charged memory puts a memcg under pressure too, and a memcg made under
  * one under pressure starts so.  khugepaged follows the
- * state of the memcg of the mm it scans.  The memcg thresholds refuse bad
- * values.
+ * state of the memcg of the mm it scans.  The faults served under
+ * pressure are counted in the memcg's memory.stat.  The memcg thresholds
+ * refuse bad values.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -247,6 +248,90 @@ TEST_F_TIMEOUT(memcg, near_limit_no_thp, 120)
 	EXPECT_STREQ("", buf);
 	ASSERT_EQ(0, ts_auto_states(0, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
+}
+
+/*
+ * memory.stat's thp_auto_pressure_fault of the memcg at @cg, flushed
+ * first; -1 if missing.
+ */
+static long pressure_faults(const char *cg)
+{
+	char path[128];
+
+	if (ts_flush_memcg_stats(cg))
+		return -1;
+	snprintf(path, sizeof(path), "%smemory.stat", cg);
+	return ts_keyed(path, "thp_auto_pressure_fault");
+}
+
+/*
+ * A child in A/work, under pressure by A, writes one byte in each of 8
+ * fresh PMD-sized ranges and in one MADV_HUGEPAGE range, then waits
+ * (nothing else faults in A/work, which this process never joins).
+ * Each plain fault is counted once in memory.stat's
+ * thp_auto_pressure_fault of A/work and of A, and got no THP; the
+ * MADV_HUGEPAGE one got a THP and is not counted.  A/fill (faults with
+ * MADV_NOHUGEPAGE) and B (plentiful, where this process got THPs at
+ * fault) count none.
+ */
+TEST_F_TIMEOUT(memcg, pressure_faults_counted, 120)
+{
+	const int nr = 8;
+	int ready[2], go[2], status;
+	char path[64], c;
+	pid_t pid;
+
+	ASSERT_EQ(0, join(CG_B));
+	start_filler(_metadata, &self->f, FILL);
+	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10))
+		TH_LOG("A/work not under pressure by A after 10 s");
+	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		char *p, *m;
+		int i;
+
+		close(ready[0]);
+		close(go[1]);
+		if (join(CG_AW))
+			_exit(10);
+		p = ts_map_aligned(nr * self->pmd, self->pmd);
+		m = ts_map_aligned(self->pmd, self->pmd);
+		if (!p || !m || madvise(m, self->pmd, MADV_HUGEPAGE))
+			_exit(11);
+		for (i = 0; i < nr; i++)
+			p[i * self->pmd] = 1;
+		m[0] = 1;
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(12);
+		for (i = 0; i < nr; i++) {
+			char *r = p + i * self->pmd;
+
+			if (r[0] != 1 || !ts_is_zero(r + 1, self->pmd - 1))
+				_exit(1);
+		}
+		_exit(m[0] == 1 && ts_is_zero(m + 1, self->pmd - 1) ? 0 : 1);
+	}
+	close(ready[1]);
+	close(go[0]);
+	EXPECT_EQ(1, read(ready[0], &c, 1)) TH_LOG("the child died");
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+	EXPECT_EQ((long)(self->pmd >> 10), ts_keyed(path, "AnonHugePages:"));
+	EXPECT_EQ(nr, pressure_faults(CG_AW));
+	EXPECT_EQ(nr, pressure_faults(CG_A));
+	EXPECT_EQ(0, pressure_faults(CG_AF));
+	EXPECT_EQ(0, pressure_faults(CG_B));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(ready[0]);
+	close(go[1]);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child's check (1: data, 10-12: setup)");
+	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
 }
 
 /*

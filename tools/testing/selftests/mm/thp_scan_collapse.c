@@ -429,7 +429,7 @@ static void not_collapsed(struct __test_metadata *_metadata,
 			  page_has_data data, bool zero_again)
 {
 	const size_t nr = 4, pages = nr * self->z.per;
-	long skip0, full0, bad;
+	long skip0, full0, bad, cg0, cg;
 	size_t pg;
 	char *p;
 
@@ -450,13 +450,24 @@ static void not_collapsed(struct __test_metadata *_metadata,
 	} else {
 		fill(p, pages, self->z.psz, self->z.per, data);
 	}
+	/* The system's first: a skip in between counts in its delta only. */
 	skip0 = PMD_STAT("thp_split_scan_collapse_skipped");
+	ASSERT_EQ(0, ts_flush_memcg_stats(CG_T));
+	cg0 = ts_must_keyed(_metadata, CG_T "memory.stat", "thp_split_scan_collapse_skipped");
 	full0 = FILE_NUM(KHUGEPAGED "full_scans");
 	wait_full_scans(full0, 3);
 	ASSERT_GE(FILE_NUM(KHUGEPAGED "full_scans") - full0, 3);
 	EXPECT_EQ(0, ts_count_thps(p, nr, self->z.pmd));
 	EXPECT_GE(PMD_STAT("thp_split_scan_collapse_skipped") - skip0,
 		  (long)(2 * nr));
+	/*
+	 * This task's memcg counts them too, no more than the system did
+	 * (read after the memcg's, with the memcg's flushed first).
+	 */
+	ASSERT_EQ(0, ts_flush_memcg_stats(CG_T));
+	cg = ts_must_keyed(_metadata, CG_T "memory.stat", "thp_split_scan_collapse_skipped") - cg0;
+	EXPECT_GE(cg, (long)(2 * nr));
+	EXPECT_LE(cg, PMD_STAT("thp_split_scan_collapse_skipped") - skip0);
 
 	/* thp_scan off: 6.12's khugepaged, which collapses them. */
 	ASSERT_EQ(0, ts_put(THP_SCAN "enabled", "0"));

@@ -220,6 +220,7 @@ TEST_F_TIMEOUT(swapout, memcg_pressure, 120)
 	char pmd_enabled[128], pid[16], b = 1;
 	int ready[2], go[2], status;
 	struct counts before, after;
+	long split0, freed0, zero0, want;
 	struct layout l;
 
 	layout(&self->z, &l);
@@ -255,12 +256,43 @@ TEST_F_TIMEOUT(swapout, memcg_pressure, 120)
 	}
 	close(ready[0]);
 
+	/* The system's first, then the memcg's, brought up to date. */
 	read_counts(_metadata, &self->z, &before);
+	ASSERT_EQ(0, ts_flush_memcg_stats(CG_T));
+	split0 = ts_must_keyed(_metadata, CG_T "memory.stat", "thp_split_scan_swapout");
+	freed0 = ts_must_keyed(_metadata, CG_T "memory.stat", "thp_split_scan_swapout_freed");
+	zero0 = ts_must_keyed(_metadata, CG_T "memory.stat", "thp_split_freed");
 	EXPECT_EQ(0, ts_put(CG_T "memory.max", "4M"));
 	read_counts(_metadata, &self->z, &after);
 	EXPECT_EQ(0, ts_keyed(CG_T "memory.events", "oom_kill"));
 	EXPECT_LE(ts_must_long(_metadata, CG_T "memory.current"), 4L << 20);
 	check_mode(_metadata, variant->mode, &l, &before, &after);
+
+	/*
+	 * The child's memcg counts the splits of its THPs, as many as the
+	 * sizes count above, and the pages they freed: at least its
+	 * zero-filled subpages, at most what the whole system counted
+	 * (read after).  Reclaim's splits do not count in thp_split_freed,
+	 * which no other split in the memcg moves.
+	 */
+	if (!strcmp(variant->mode, "never"))
+		want = 0;
+	else if (!strcmp(variant->mode, "underused"))
+		want = NR_SPARSE + NR_MSPARSE;
+	else
+		want = NR_SPARSE + NR_MSPARSE + NR_DENSE;
+	ASSERT_EQ(0, ts_flush_memcg_stats(CG_T));
+	EXPECT_EQ(want, ts_keyed(CG_T "memory.stat", "thp_split_scan_swapout") - split0);
+	if (want) {
+		long freed = ts_keyed(CG_T "memory.stat", "thp_split_scan_swapout_freed") - freed0;
+
+		EXPECT_GE(freed, NR_SPARSE * (long)(l.per - 1) + NR_MSPARSE * (long)(l.mper - 1));
+		EXPECT_LE(freed, ts_vm_counter(_metadata, "thp_split_scan_swapout_freed") -
+				 before.freed);
+	} else {
+		EXPECT_EQ(freed0, ts_keyed(CG_T "memory.stat", "thp_split_scan_swapout_freed"));
+	}
+	EXPECT_EQ(zero0, ts_keyed(CG_T "memory.stat", "thp_split_freed"));
 
 	ASSERT_EQ(0, ts_put(CG_T "memory.max", "max"));
 	ASSERT_EQ(1, write(self->go, &b, 1));

@@ -1054,6 +1054,14 @@ long ts_memcg_slack(void)
 	return 2 * 64L * getpagesize() * sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+int ts_flush_memcg_stats(const char *cg)
+{
+	char path[256], buf[4096];
+
+	snprintf(path, sizeof(path), "%scpu.stat", cg);
+	return ts_get(path, buf, sizeof(buf));
+}
+
 void thp_sizes(struct thp_sizes *z)
 {
 	z->psz = getpagesize();

@@ -411,6 +411,16 @@ int thp_scan_state_from_file(const char *path);
  */
 long ts_memcg_slack(void);
 
+/*
+ * Bring memory.stat of the cgroup at @cg (a path ending in '/', not the
+ * root) and of its descendants up to date now: a read of memory.stat
+ * flushes the per-CPU counts only past a threshold of updates, and the
+ * kernel otherwise every 2 s; a read of a cgroup's cpu.stat flushes the
+ * statistics of every controller in its subtree (cgroup_rstat_flush()).
+ * 0 on success.
+ */
+int ts_flush_memcg_stats(const char *cg);
+
 /* The page size and the PMD THP size (read_pmd_pagesize(), vm_util.h). */
 struct thp_sizes {
 	size_t psz, pmd, per;	/* bytes, bytes, pages per PMD THP */

@@ -49,29 +49,6 @@ static int join(const char *cg)
 	return ts_put(path, pid);
 }
 
-/*
- * Write one byte in each of @nr fresh PMD-sized ranges (MADV_HUGEPAGE if
- * @madv), read every byte of them back, and return how many got a THP at
- * fault; -1 if the memory cannot be mapped, -2 if a byte differs.
- */
-static long fault_thps(size_t pmd, int nr, bool madv)
-{
-	char *p = ts_map_aligned(nr * pmd, pmd);
-	long n;
-	int i;
-
-	if (!p || (madv && madvise(p, nr * pmd, MADV_HUGEPAGE)))
-		return -1;
-	for (i = 0; i < nr; i++)
-		p[i * pmd] = (char)(i + 1);
-	n = ts_smaps_kb(p, "AnonHugePages:") / (long)(pmd / 1024);
-	for (i = 0; i < nr; i++)
-		if (p[i * pmd] != (char)(i + 1) || !ts_is_zero(p + i * pmd + 1, pmd - 1))
-			n = -2;
-	munmap(p, nr * pmd);
-	return n;
-}
-
 /* The child that fills A, and the pipes it is driven by. */
 struct filler {
 	pid_t pid;
@@ -220,7 +197,7 @@ TEST_F_TIMEOUT(memcg, near_limit_no_thp, 120)
 	char buf[256];
 
 	ASSERT_EQ(0, join(CG_AW));
-	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(2, ts_fault_thps(self->pmd, 2, false));
 
 	start_filler(_metadata, &self->f, FILL);
 	/* One sample every 100 ms: 10 s is plenty. */
@@ -230,17 +207,17 @@ TEST_F_TIMEOUT(memcg, near_limit_no_thp, 120)
 	EXPECT_TRUE(states_are(self->af, self->a, "pressure,"));
 	EXPECT_TRUE(ts_auto_state_is("plentiful"));
 
-	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
-	EXPECT_EQ(1, fault_thps(self->pmd, 1, true));
+	EXPECT_EQ(0, ts_fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(1, ts_fault_thps(self->pmd, 1, true));
 	ASSERT_EQ(0, join(CG_B));
-	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(2, ts_fault_thps(self->pmd, 2, false));
 	ASSERT_EQ(0, join(CG_AW));
-	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(0, ts_fault_thps(self->pmd, 2, false));
 
 	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,plentiful,"), 10))
 		TH_LOG("A/work not plentiful 10 s after A was freed");
-	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(2, ts_fault_thps(self->pmd, 2, false));
 
 	EXPECT_TRUE(states_are(self->a, self->a, "pressure,plentiful,"));
 	EXPECT_TRUE(states_are(self->af, self->a, "pressure,plentiful,"));
@@ -285,7 +262,7 @@ TEST_F_TIMEOUT(memcg, pressure_faults_counted, 120)
 	start_filler(_metadata, &self->f, FILL);
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10))
 		TH_LOG("A/work not under pressure by A after 10 s");
-	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(2, ts_fault_thps(self->pmd, 2, false));
 
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
@@ -356,21 +333,21 @@ TEST_F_TIMEOUT(memcg, limit_lowered_new_child_follows, 120)
 	usleep(500 * 1000);
 	ASSERT_EQ(0, ts_auto_states(self->a, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
-	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(2, ts_fault_thps(self->pmd, 2, false));
 
 	ASSERT_EQ(0, ts_put(CG_A "memory.max", "70M"));
 	ASSERT_TRUE(POLL(states_are(self->aw, self->a, "pressure,"), 10))
 		TH_LOG("A/work not under pressure by A 10 s after A's limit was lowered");
 	EXPECT_TRUE(states_are(self->a, self->a, "pressure,"));
 	EXPECT_TRUE(states_are(self->af, self->a, "pressure,"));
-	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(0, ts_fault_thps(self->pmd, 2, false));
 
 	/* A new memcg in A: under pressure from its first fault on. */
 	ASSERT_EQ(0, mkdir(CG_AN, 0755));
 	an = ts_cgroup_ino(CG_AN);
 	ASSERT_NE(0, an);
 	ASSERT_EQ(0, join(CG_AN));
-	EXPECT_EQ(0, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(0, ts_fault_thps(self->pmd, 2, false));
 	EXPECT_TRUE(states_are(an, self->a, "pressure,"));
 
 	ASSERT_EQ(0, ts_put(CG_A "memory.max", "128M"));
@@ -378,7 +355,7 @@ TEST_F_TIMEOUT(memcg, limit_lowered_new_child_follows, 120)
 		TH_LOG("A/new not plentiful 10 s after A's limit was raised");
 	EXPECT_TRUE(states_are(self->a, self->a, "pressure,plentiful,"));
 	EXPECT_TRUE(states_are(self->aw, self->a, "pressure,plentiful,"));
-	EXPECT_EQ(2, fault_thps(self->pmd, 2, false));
+	EXPECT_EQ(2, ts_fault_thps(self->pmd, 2, false));
 	EXPECT_TRUE(stop_filler(&self->f)) TH_LOG("the filler's memory differs");
 	ASSERT_EQ(0, ts_auto_states(self->b, 0, buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);

@@ -1054,6 +1054,24 @@ long ts_memcg_slack(void)
 	return 2 * 64L * getpagesize() * sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+long ts_fault_thps(size_t pmd, int nr, bool madv)
+{
+	char *p = ts_map_aligned(nr * pmd, pmd);
+	long n;
+	int i;
+
+	if (!p || (madv && madvise(p, nr * pmd, MADV_HUGEPAGE)))
+		return -1;
+	for (i = 0; i < nr; i++)
+		p[i * pmd] = (char)(i + 1);
+	n = ts_smaps_kb(p, "AnonHugePages:") / (long)(pmd / 1024);
+	for (i = 0; i < nr; i++)
+		if (p[i * pmd] != (char)(i + 1) || !ts_is_zero(p + i * pmd + 1, pmd - 1))
+			n = -2;
+	munmap(p, nr * pmd);
+	return n;
+}
+
 int ts_flush_memcg_stats(const char *cg)
 {
 	char path[256], buf[4096];

@@ -421,6 +421,14 @@ long ts_memcg_slack(void);
  */
 int ts_flush_memcg_stats(const char *cg);
 
+/*
+ * Write one byte in each of @nr fresh PMD-sized (@pmd bytes) ranges,
+ * MADV_HUGEPAGE first if @madv, read every byte of them back, unmap them
+ * and return how many got a THP at fault; -1 if the memory cannot be
+ * mapped or advised, -2 if a byte differs.
+ */
+long ts_fault_thps(size_t pmd, int nr, bool madv);
+
 /* The page size and the PMD THP size (read_pmd_pagesize(), vm_util.h). */
 struct thp_sizes {
 	size_t psz, pmd, per;	/* bytes, bytes, pages per PMD THP */

@@ -154,7 +154,7 @@ def main():
     w('| configs | `allnoconfig` + `configs/base.config` + `configs/x86_64.config` + `configs/bench.config` (`CONFIG_NET`, `CONFIG_UNIX`, `CONFIG_SCHEDSTATS`)%s; stock without `CONFIG_THP_SCAN*` and `CONFIG_THP_AUTO_KUNIT_TEST` (differences: `configs.diff`) |' % (
         '; the lock boots add `configs/lockstat.config` (`CONFIG_LOCK_STAT`)' if any(n.startswith('locks-') for n in names) else ''))
     w('| guest | QEMU TCG, `-icount shift=0,sleep=off -smp 1 -m 1024` (the lock boots: `-smp 4`); x86_64: `-M pc -cpu max`%s; %s |' % (
-        ', arm64: `-M virt -cpu max` (4 KiB pages), no redis' if any(n.endswith('-arm64') for n in names) else '',
+        ', arm64: `-M virt -cpu max` (4 KiB pages), Debian\'s arm64 redis' if any(n.endswith('-arm64') for n in names) else '',
         qemu))
     w('| redis | Debian redis-server / redis-benchmark %s (jemalloc), `--disable-thp no`, unix socket |' % a.redis_version)
     w('| boot exit status | %s |' % ', '.join('%s: %s' % (n, rcs[n]) for n in names))

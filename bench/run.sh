@@ -28,8 +28,10 @@
 #                                  what stays in large folios
 # --arm64 adds the same kernels for arm64 (QEMU virt, -cpu max) and boots
 # fault-{patched,stock}-arm64, idle-{patched,stock}-arm64,
-# dense-{patched,stock}-arm64 and {patched,stock}-always-arm64 (no redis: Debian's arm64 redis is not
-# installed on an amd64 host).
+# dense-{patched,stock}-arm64 and {patched,stock}-always-arm64, redis
+# included: Debian's arm64 redis-server and redis-benchmark with their
+# libraries, which workbench/install-deps.sh unpacks (not installs) into
+# /var/cache/thp-scan/redis-arm64 (qemu/boot.sh --root-files).
 # N boots run at once (default 2).  Then bench/report.py writes the
 # table, the plots and the run's facts to bench/results/ (--quick:
 # bench/results/quick/, --only: bench/results/only/).  Logs: build/logs/bench-*/.
@@ -168,6 +170,12 @@ for a in x86_64 $([ "$arm64" = 1 ] && echo arm64); do
 	done
 done
 files_arm64=(--file "$gdir-arm64/thpbench" --file "$gdir-arm64/ccjob" --file "$top/bench/guest/bench.sh")
+redis_arm64=${BB_ARM64_DIR:-/var/cache/thp-scan}/redis-arm64
+if [ "$arm64" = 1 ]; then
+	[ -x "$redis_arm64/usr/bin/redis-server" ] ||
+		die "$redis_arm64 is missing (run: workbench/install-deps.sh)"
+	files_arm64+=(--root-files "$redis_arm64")
+fi
 files=(--file "$gdir/thpbench" --file "$gdir/ccjob" --file "$top/bench/guest/bench.sh")
 # Debian's redis-server and redis-benchmark with their shared libraries
 # and the dynamic loader, at the paths the binaries ask for.

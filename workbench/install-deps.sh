@@ -82,27 +82,20 @@ if [ ! -f "$NUMA_ARM64/lib/libnuma.a" ]; then
 	rm -rf "$x"
 fi
 
-# Debian's trace-cmd for the guests (the trace_cmd test and the demo):
-# the program, the three libraries it needs and the C library with its
-# loader, from the packages of each architecture (apt-get download, not
-# installed), at the paths they have in Debian, below
-# /var/cache/thp-scan/trace-cmd-ARCH/ (qemu/boot.sh --root-files DIR).
-tracecmd_pkgs="trace-cmd libtracefs1 libtraceevent1 libzstd1 libc6"
-for a in x86_64 arm64; do
-	TC=${BB_ARM64_DIR:-/var/cache/thp-scan}/trace-cmd-$a
-	[ -x "$TC/usr/bin/trace-cmd" ] && continue
-	echo "install-deps: fetching trace-cmd and its libraries for $a"
+# root_files DEBARCH DIR "PKG..." PATH...: the files PATH... (paths below
+# /) of Debian's packages PKG... of DEBARCH, fetched with deb_x, at the
+# same paths below DIR (qemu/boot.sh --root-files DIR puts them there in
+# a guest).  A link is followed inside the packages to the file it names:
+# an absolute link (amd64's /lib64 loader) would name the host's.
+root_files() {
+	local deb=$1 dir=$2 pkgs=$3 x p f src l
+	shift 3
 	x=$(mktemp -d)
-	for p in $tracecmd_pkgs; do
-		deb_x "$([ "$a" = arm64 ] && echo arm64 || echo amd64)" "$p" "$x"
+	for p in $pkgs; do
+		deb_x "$deb" "$p" "$x"
 	done
-	t=$([ "$a" = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
-	ld=$([ "$a" = arm64 ] && echo lib/ld-linux-aarch64.so.1 || echo lib64/ld-linux-x86-64.so.2)
-	rm -rf "$TC.new"
-	for f in usr/bin/trace-cmd "$ld" "lib/$t/libc.so.6" "usr/lib/$t/libtracefs.so.1" \
-		 "usr/lib/$t/libtraceevent.so.1" "usr/lib/$t/libzstd.so.1"; do
-		# The file the package's link names inside the package: an
-		# absolute link (amd64's /lib64 loader) would name the host's.
+	rm -rf "$dir.new"
+	for f in "$@"; do
 		src=$x/$f
 		while [ -L "$src" ]; do
 			l=$(readlink "$src")
@@ -111,9 +104,46 @@ for a in x86_64 arm64; do
 			*) src=$(dirname "$src")/$l ;;
 			esac
 		done
-		mkdir -p "$TC.new/$(dirname "$f")"
-		cp "$src" "$TC.new/$f"
+		mkdir -p "$dir.new/$(dirname "$f")"
+		cp "$src" "$dir.new/$f"
 	done
-	rm -rf "$x" "$TC"
-	mv "$TC.new" "$TC"
+	rm -rf "$x" "$dir"
+	mv "$dir.new" "$dir"
+}
+
+# Debian's trace-cmd for the guests (the trace_cmd test and the demo):
+# the program, the three libraries it needs and the C library with its
+# loader, in /var/cache/thp-scan/trace-cmd-ARCH/.
+for a in x86_64 arm64; do
+	TC=${BB_ARM64_DIR:-/var/cache/thp-scan}/trace-cmd-$a
+	[ -x "$TC/usr/bin/trace-cmd" ] && continue
+	echo "install-deps: fetching trace-cmd and its libraries for $a"
+	t=$([ "$a" = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
+	ld=$([ "$a" = arm64 ] && echo lib/ld-linux-aarch64.so.1 || echo lib64/ld-linux-x86-64.so.2)
+	root_files "$([ "$a" = arm64 ] && echo arm64 || echo amd64)" "$TC" \
+		"trace-cmd libtracefs1 libtraceevent1 libzstd1 libc6" \
+		usr/bin/trace-cmd "$ld" "lib/$t/libc.so.6" "usr/lib/$t/libtracefs.so.1" \
+		"usr/lib/$t/libtraceevent.so.1" "usr/lib/$t/libzstd.so.1"
 done
+
+# Debian's arm64 redis for the benchmark's arm64 boots (bench/run.sh
+# --arm64; the x86_64 boots take the host's): redis-server (redis-tools'
+# redis-check-rdb, which runs as the server under that name) and
+# redis-benchmark with the libraries they need, in
+# /var/cache/thp-scan/redis-arm64/.
+RD=${BB_ARM64_DIR:-/var/cache/thp-scan}/redis-arm64
+if [ ! -x "$RD/usr/bin/redis-server" ]; then
+	echo "install-deps: fetching redis and its libraries for arm64"
+	t=aarch64-linux-gnu
+	root_files arm64 "$RD" "redis-tools libatomic1 libjemalloc2 liblzf1 libssl3 \
+		libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblz4-1 liblzma5 libzstd1 \
+		libstdc++6 libgcc-s1 libc6" \
+		usr/bin/redis-check-rdb usr/bin/redis-benchmark lib/ld-linux-aarch64.so.1 \
+		"lib/$t/libc.so.6" "lib/$t/libm.so.6" "lib/$t/libcap.so.2" "lib/$t/libgcc_s.so.1" \
+		"lib/$t/libgpg-error.so.0" "lib/$t/liblzma.so.5" \
+		"usr/lib/$t/libatomic.so.1" "usr/lib/$t/libjemalloc.so.2" "usr/lib/$t/liblzf.so.1" \
+		"usr/lib/$t/libssl.so.3" "usr/lib/$t/libcrypto.so.3" "usr/lib/$t/libsystemd.so.0" \
+		"usr/lib/$t/libgcrypt.so.20" "usr/lib/$t/liblz4.so.1" "usr/lib/$t/libzstd.so.1" \
+		"usr/lib/$t/libstdc++.so.6"
+	mv "$RD/usr/bin/redis-check-rdb" "$RD/usr/bin/redis-server"
+fi

@@ -559,17 +559,22 @@ bool thp_auto_memcg_under_pressure(struct mm_struct *mm)
 #endif /* CONFIG_MEMCG */
 
 /**
- * thp_auto_pressure_fault - "auto" allowed no THP at a fault of @mm
- * @mm: the mm of the fault
+ * thp_auto_pressure_fault - "auto" allowed no THP at a fault in @vma
+ * @vma: the VMA of the fault
+ * @vm_flags: its flags, as the fault reads them
  *
  * Called once per page fault in which some THP size resolves to "auto",
- * "auto" is under pressure for @mm, and no THP of an "auto" size was
- * allowed therefore.  Counted in the memcg of @mm (memory.stat's
- * thp_auto_pressure_fault), at no cost while memory is plentiful.
+ * "auto" is under pressure for the mm, and no THP of an "auto" size was
+ * allowed therefore.  Counted in the memcg of the mm (memory.stat's
+ * thp_auto_pressure_fault), at no cost while memory is plentiful; not
+ * in a VMA where THPs are off anyway (MADV_NOHUGEPAGE, prctl), which the
+ * policy is asked about before.
  */
-void thp_auto_pressure_fault(struct mm_struct *mm)
+void thp_auto_pressure_fault(struct vm_area_struct *vma, unsigned long vm_flags)
 {
-	mod_memcg_mm_state(mm, MEMCG_THP_AUTO_PRESSURE_FAULT, 1);
+	if (thp_disabled_by_hw() || vma_thp_disabled(vma, vm_flags, false))
+		return;
+	mod_memcg_mm_state(vma->vm_mm, MEMCG_THP_AUTO_PRESSURE_FAULT, 1);
 }
 
 static void thp_auto_fn(struct work_struct *work)

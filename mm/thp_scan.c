@@ -797,11 +797,14 @@ void thp_scan_lruvec_init(struct lruvec *lruvec)
 }
 
 /**
- * thp_scan_lruvec_exit - an lruvec is about to be freed
- * @lruvec: the lruvec of a memcg being freed, which holds no folio
+ * thp_scan_lruvec_exit - an lruvec holds no folio and never will again
+ * @lruvec: the lruvec of a memcg whose last reference went, or that is
+ *	about to be freed
  *
  * Takes it off thp_scan_lruvecs.  kthpscand holds a reference to the
- * memcg of an lruvec it visits, so it is not visiting this one.
+ * memcg of an lruvec it visits, so it is not visiting this one; and it
+ * tries to get one only under thp_scan_lruvecs_lock, for an lruvec on
+ * the list (thp_scan_next_lruvec()).
  */
 void thp_scan_lruvec_exit(struct lruvec *lruvec)
 {
@@ -815,6 +818,22 @@ void thp_scan_lruvec_exit(struct lruvec *lruvec)
 		thp_scan_nr_lruvecs--;
 	}
 	spin_unlock_irqrestore(&thp_scan_lruvecs_lock, flags);
+}
+
+/**
+ * thp_scan_memcg_released - the last reference to @memcg went
+ * @memcg: a memcg that no folio is charged to any more
+ *
+ * Takes its lruvecs off thp_scan_lruvecs now, while its reference count
+ * can still be tried: cgroup frees it (percpu_ref_exit()) before
+ * mem_cgroup_css_free() would, and kthpscand would try a freed one.
+ */
+void thp_scan_memcg_released(struct mem_cgroup *memcg)
+{
+	int nid;
+
+	for_each_node(nid)
+		thp_scan_lruvec_exit(mem_cgroup_lruvec(memcg, NODE_DATA(nid)));
 }
 
 /**
@@ -1647,8 +1666,9 @@ unsigned long thp_scan_shrink(struct lruvec *lruvec, unsigned long nr_to_scan)
  * The next lruvec for kthpscand to visit, moved to the tail of
  * thp_scan_lruvecs so that the next round starts with the one after it,
  * with a reference to its memcg; NULL if the list is empty.  An lruvec of
- * a memcg on its way to be freed is passed over (it is taken off the list
- * by thp_scan_lruvec_exit()).
+ * a memcg whose last reference is going is passed over (css_tryget()
+ * fails); thp_scan_memcg_released() takes it off the list, under the
+ * list's lock, before the reference count itself is freed.
  */
 static struct lruvec *thp_scan_next_lruvec(void)
 {

@@ -14,6 +14,7 @@
 struct kobject;
 struct list_head;
 struct lruvec;
+struct mem_cgroup;
 
 /* What thp_scan decided for a folio (the thp_scan_decision tracepoint). */
 enum thp_scan_decision {
@@ -90,6 +91,7 @@ void __init thp_scan_stop(void);
 void thp_scan_set_pressure(bool pressure);
 void thp_scan_lruvec_init(struct lruvec *lruvec);
 void thp_scan_lruvec_exit(struct lruvec *lruvec);
+void thp_scan_memcg_released(struct mem_cgroup *memcg);
 unsigned long thp_scan_count_objects(struct lruvec *lruvec);
 unsigned long thp_scan_shrink(struct lruvec *lruvec, unsigned long nr_to_scan);
 void thp_scan_queued(bool partial);
@@ -138,6 +140,10 @@ static inline void thp_scan_lruvec_init(struct lruvec *lruvec)
 }
 
 static inline void thp_scan_lruvec_exit(struct lruvec *lruvec)
+{
+}
+
+static inline void thp_scan_memcg_released(struct mem_cgroup *memcg)
 {
 }
 

@@ -32,6 +32,7 @@
 
 #define CG_NAME "thp_scan_lru"
 #define CG_MANY CG "thp_scan_lru_many/"
+#define CG_CHURN CG "thp_scan_lru_churn"
 #define LRU_GEN "/sys/kernel/mm/lru_gen/enabled"
 
 FIXTURE(lru) {
@@ -202,6 +203,59 @@ TEST_F_TIMEOUT(lru, many_memcgs_one_sparse, 300)
 		munmap(dense[i], self->z.pmd);
 	}
 	munmap(p, nr * self->z.pmd);
+}
+
+/*
+ * 200 memcgs in a row, each made, given a sparse THP by a child, emptied
+ * by the child's exit and removed, while kthpscand walks its list of lruvecs
+ * without a pause (minimum age 0, no sleep between rounds).  A memcg's
+ * lruvecs leave that list when its last reference goes, before cgroup
+ * frees the reference count that kthpscand tries; before they did,
+ * kthpscand could try a freed one (a NULL pointer dereference, seen on
+ * arm64 under TCG).  The kernel stays up, every memcg goes away, and
+ * kthpscand goes on.
+ */
+TEST_F_TIMEOUT(lru, memcg_churn, 300)
+{
+	const int rounds = 200;
+	char path[128];
+	long rounds0;
+	int i, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, ts_put(THP_SCAN "min_age_millisecs", "0"));
+	ASSERT_EQ(0, ts_put(THP_SCAN "scan_sleep_millisecs", "0"));
+	ASSERT_EQ(0, ts_put(CG "cgroup.subtree_control", "+memory"));
+	ASSERT_TRUE(!mkdir(CG_CHURN, 0755) || errno == EEXIST);
+	ASSERT_EQ(0, ts_put(CG_CHURN "/cgroup.subtree_control", "+memory"));
+	rounds0 = ts_vm_counter(_metadata, "thp_split_scan_rounds");
+	for (i = 0; i < rounds; i++) {
+		snprintf(path, sizeof(path), CG_CHURN "/c%d", i);
+		ASSERT_EQ(0, mkdir(path, 0755)) TH_LOG("memcg %d", i);
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (!pid) {
+			char procs[160], *p;
+
+			snprintf(procs, sizeof(procs), "%s/", path);
+			if (join(procs))
+				_exit(1);
+			p = ts_map_aligned(self->z.pmd, self->z.pmd);
+			if (!p)
+				_exit(2);
+			/* Sparse: at a minimum age of 0, split at once. */
+			ts_fill_page(p, 7, self->z.psz);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("round %d: the child's status %d (1: join, 2: map)",
+			       i, WEXITSTATUS(status));
+		ASSERT_TRUE(POLL(!rmdir(path) || errno != EBUSY, 5)) TH_LOG("memcg %d stays", i);
+		ASSERT_NE(0, access(path, F_OK)) TH_LOG("memcg %d stays", i);
+	}
+	EXPECT_GT(ts_vm_counter(_metadata, "thp_split_scan_rounds"), rounds0);
+	EXPECT_EQ(0, rmdir(CG_CHURN));
 }
 
 /*

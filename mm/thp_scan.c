@@ -843,7 +843,8 @@ void thp_scan_memcg_released(struct mem_cgroup *memcg)
  * Puts @lruvec on thp_scan_lruvecs if it is not there, waking an idle
  * kthpscand, and lets the deferred split shrinker visit it.  Whether it
  * is on the list is stable under lru_lock: it is added here and taken
- * off by thp_scan_delist(), both under lru_lock.
+ * off by thp_scan_delist(), both under lru_lock, or by
+ * thp_scan_lruvec_exit() once no folio can be added to it any more.
  */
 void thp_scan_lruvec_first(struct lruvec *lruvec)
 {

@@ -118,6 +118,17 @@ static unsigned int thp_scan_min_age_millisecs __read_mostly = 10000;
 static unsigned int thp_scan_collapse_max_new_pct __read_mostly = 12;
 
 /*
+ * How long thp_scan's underused verdicts on the folios of a VMA limit the
+ * size of its next faults, in seconds since the last one (see "Fault
+ * feedback" below); 0: they do not.  Off until the benchmark has shown
+ * the cost and the gain on real programs.
+ */
+static unsigned int thp_fault_limit_secs __read_mostly;
+
+/* Its bound: the stamp in the VMA counts seconds in 16 bits. */
+#define THP_FAULT_LIMIT_SECS_MAX	3600
+
+/*
  * What reclaim does with an anonymous large folio it is about to swap
  * out (split_on_swapout): split none (6.12), split those that are
  * underused or partially mapped, so that their zero-filled and unmapped
@@ -332,6 +343,7 @@ struct thp_scan_walk {
 	unsigned int nr_entries; /* the page table entries it found */
 	bool mlocked;		/* a split would map no zero subpage away */
 	unsigned long orders;	/* of the orders asked, those every VMA allows */
+	bool underused;		/* the zero scan found it underused: tell the VMAs */
 };
 
 /*
@@ -485,6 +497,7 @@ static void thp_scan_decide_dense(const struct thp_scan_facts *f,
 	}
 	v->walked = true;
 	w->orders = f->dense_orders;
+	w->underused = underused;
 	if (probes->rmap_walk(folio, w)) {
 		v->d = THP_SCAN_KEEP_BUSY;
 		return;
@@ -583,12 +596,246 @@ static void thp_scan_decide(const struct thp_scan_facts *f, struct folio *folio,
 		return;
 	}
 	v->walked = true;
+	w->underused = true;
 	if (probes->rmap_walk(folio, w))
 		v->d = THP_SCAN_KEEP_BUSY;
 	else if (w->mlocked)
 		v->d = THP_SCAN_KEEP_MLOCKED;
 	else
 		v->d = THP_SCAN_SPLIT_UNDERUSED;
+}
+
+/*
+ * Fault feedback (fault_limit_secs).
+ *
+ * A THP found underused was allocated and zeroed whole for the few pages
+ * used, and then read and split by kthpscand: the fault and the scan were
+ * paid for nothing.  Where kthpscand finds the folios of a VMA underused
+ * again and again, the next faults there get smaller folios.  The VMA
+ * keeps, in three bytes of struct vm_area_struct that were padding:
+ *
+ *  - the limit: its faults use only orders below it (0: no limit), the
+ *    order of the smallest folio found underused there;
+ *  - the score: the underused verdicts (+1 each, up to
+ *    THP_FAULT_SCORE_MAX) not yet outweighed by dense faults (-1 each);
+ *    the limit is set when the score reaches THP_FAULT_SCORE_LIMIT, and
+ *    goes when it falls to 0;
+ *  - the stamp: when the last underused verdict came, in seconds; the
+ *    limit goes fault_limit_secs later.
+ *
+ * Dense faults: a fault in a limited VMA at the first page of an aligned
+ * block of THP_FAULT_BLOCK_NR pages that finds the block before it
+ * complete, or at the last page the block after it: what a fill in
+ * address order leaves behind, up or down.  One fault in
+ * THP_FAULT_BLOCK_NR reads up to that many PTEs, in limited VMAs only.
+ * A fill in random order is not seen; the stamp lifts the limit then.
+ *
+ * Per VMA, not per process: a process's mappings differ (a sparse heap,
+ * a dense array), and per VMA it costs no memory and, at every anonymous
+ * fault, one test of a byte in the cache line of vm_flags.  A VMA split
+ * or copied (mprotect(), mremap(), fork()) keeps its history: a forked
+ * child starts where its parent was, as its pages are its parent's; a
+ * new mapping merged into a limited VMA takes its limit; exec() starts
+ * afresh.  A VMA with MADV_HUGEPAGE is never limited and feeds nothing;
+ * MADV_COLLAPSE, khugepaged and large folios swapped in are not limited.
+ *
+ * The three fields are hints: kthpscand writes them under the anon_vma
+ * lock of its rmap walk, faults under the mmap or VMA lock, each with
+ * READ_ONCE()/WRITE_ONCE() and no lock of its own.  A lost update costs
+ * one verdict.
+ */
+#define THP_FAULT_SCORE_LIMIT	2
+#define THP_FAULT_SCORE_MAX	4
+#define THP_FAULT_BLOCK_NR	64
+
+static unsigned int thp_fault_limit(u8 state)
+{
+	return state & THP_FAULT_LIMIT_MASK;
+}
+
+static unsigned int thp_fault_score(u8 state)
+{
+	return state >> THP_FAULT_SCORE_SHIFT;
+}
+
+static u8 thp_fault_state(unsigned int limit, unsigned int score)
+{
+	return limit | score << THP_FAULT_SCORE_SHIFT;
+}
+
+/* The state after a folio of @order was found underused. */
+static u8 thp_fault_next_underused(u8 state, unsigned int order)
+{
+	unsigned int limit = thp_fault_limit(state);
+	unsigned int score = min(thp_fault_score(state) + 1,
+				 THP_FAULT_SCORE_MAX);
+
+	if (score >= THP_FAULT_SCORE_LIMIT && (!limit || order < limit))
+		limit = order;
+	return thp_fault_state(limit, score);
+}
+
+/* The state after a dense fault. */
+static u8 thp_fault_next_dense(u8 state)
+{
+	unsigned int score = thp_fault_score(state);
+
+	if (score)
+		score--;
+	return thp_fault_state(score ? thp_fault_limit(state) : 0, score);
+}
+
+/* Seconds, as the stamp counts them. */
+static u16 thp_fault_now(void)
+{
+	return (u16)(jiffies / HZ);
+}
+
+/* Set the state of @vma from @old to @new, traced if the limit changed. */
+static void thp_fault_set(struct vm_area_struct *vma, u8 old, u8 new,
+			  enum thp_fault_reason why)
+{
+	if (new == old)
+		return;
+	WRITE_ONCE(vma->thp_fault_state, new);
+	if (thp_fault_limit(new) != thp_fault_limit(old))
+		trace_thp_scan_fault_limit(vma->vm_mm, vma->vm_start,
+					   thp_fault_limit(old),
+					   thp_fault_limit(new),
+					   thp_fault_score(new), why);
+}
+
+/*
+ * kthpscand found a folio of @order that @vma maps underused: one verdict
+ * against the size of the VMA's faults.  Under the anon_vma lock.
+ */
+static void thp_fault_underused(struct vm_area_struct *vma, unsigned int order)
+{
+	u8 old;
+
+	if (!READ_ONCE(thp_fault_limit_secs) || !vma_is_anonymous(vma) ||
+	    (vma->vm_flags & VM_HUGEPAGE))
+		return;
+	old = READ_ONCE(vma->thp_fault_state);
+	WRITE_ONCE(vma->thp_fault_stamp, thp_fault_now());
+	thp_fault_set(vma, old, thp_fault_next_underused(old, order),
+		      THP_FAULT_UNDERUSED);
+}
+
+/* Are the @nr PTEs from @pte all in use (not none)? */
+static bool thp_fault_ptes_used(pte_t *pte, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (pte_none(ptep_get(pte + i)))
+			return false;
+	return true;
+}
+
+/* Are the @nr PTEs from @pte all none? */
+static bool thp_fault_ptes_none(pte_t *pte, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!pte_none(ptep_get(pte + i)))
+			return false;
+	return true;
+}
+
+/*
+ * Is the fault @vmf dense: at the first page of an aligned block of
+ * THP_FAULT_BLOCK_NR pages with the block before it in use, or at the
+ * last page with the block after it in use, both in the VMA and in the
+ * page table @pte (of the fault's PMD range)?
+ */
+static bool thp_fault_dense(struct vm_fault *vmf, pte_t *pte)
+{
+	unsigned long addr = vmf->address, size = THP_FAULT_BLOCK_NR * PAGE_SIZE;
+	unsigned long start;
+
+	if (IS_ALIGNED(addr, size))
+		start = addr - size;
+	else if (IS_ALIGNED(addr + PAGE_SIZE, size))
+		start = addr + PAGE_SIZE;
+	else
+		return false;
+	if ((start & PMD_MASK) != (addr & PMD_MASK) ||
+	    start < vmf->vma->vm_start || start + size > vmf->vma->vm_end)
+		return false;
+	return thp_fault_ptes_used(pte + pte_index(start), THP_FAULT_BLOCK_NR);
+}
+
+/*
+ * Of the @refused orders, the one the fault @vmf would have tried: the
+ * highest whose aligned range around the address has no PTE in use in
+ * @pte (the PMD order when there is no page table); 0 if none.
+ */
+static unsigned int thp_fault_tried(struct vm_fault *vmf, pte_t *pte,
+				    unsigned long refused)
+{
+	unsigned int order;
+	unsigned long addr;
+
+	if (refused & BIT(PMD_ORDER))
+		return PMD_ORDER;
+	for (; refused; refused &= ~BIT(order)) {
+		order = highest_order(refused);
+		addr = ALIGN_DOWN(vmf->address, PAGE_SIZE << order);
+		if (pte && thp_fault_ptes_none(pte + pte_index(addr), 1U << order))
+			return order;
+	}
+	return 0;
+}
+
+/**
+ * __thp_scan_fault_orders - the orders a fault in a limited VMA may use
+ * @vmf: the fault, in an anonymous VMA with a fault limit
+ * @orders: the orders the THP policy allows it: BIT(PMD_ORDER) at a PMD
+ *	fault (no page table yet), else the smaller ones that fit the VMA
+ *
+ * Lifts the limit if fault_limit_secs passed since the last underused
+ * verdict or, at a PTE fault, if the fault is dense; else counts and
+ * traces the largest order refused that the fault would have tried.
+ *
+ * Return: @orders below the VMA's limit.
+ */
+unsigned long __thp_scan_fault_orders(struct vm_fault *vmf,
+				      unsigned long orders)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned int secs = READ_ONCE(thp_fault_limit_secs), limit, order;
+	u8 state = READ_ONCE(vma->thp_fault_state), new;
+	unsigned long refused;
+	pte_t *pte = NULL;
+
+	/* Off, or MADV_HUGEPAGE: the policy alone. */
+	if (!secs || (vma->vm_flags & VM_HUGEPAGE))
+		return orders;
+	if ((u16)(thp_fault_now() - READ_ONCE(vma->thp_fault_stamp)) >= secs) {
+		thp_fault_set(vma, state, 0, THP_FAULT_EXPIRED);
+		return orders;
+	}
+	if (!(orders & BIT(PMD_ORDER))) {
+		/* As alloc_anon_folio() reads it: no lock, each PTE once. */
+		pte = pte_offset_map(vmf->pmd, vmf->address & PMD_MASK);
+		if (pte && thp_fault_dense(vmf, pte)) {
+			new = thp_fault_next_dense(state);
+			thp_fault_set(vma, state, new, THP_FAULT_DENSE);
+			state = new;
+		}
+	}
+	limit = thp_fault_limit(state);
+	refused = limit ? orders & ~(BIT(limit) - 1) : 0;
+	order = refused ? thp_fault_tried(vmf, pte, refused) : 0;
+	if (pte)
+		pte_unmap(pte);
+	if (order) {
+		count_mthp_stat(order, MTHP_STAT_ANON_FAULT_LIMITED);
+		trace_thp_scan_fault_smaller(vmf->address, order, limit);
+	}
+	return orders & ~refused;
 }
 
 /* Mark the subpages of @folio that the page tables of @vma map. */
@@ -598,6 +845,7 @@ static bool thp_scan_rmap_one(struct folio *folio, struct vm_area_struct *vma,
 	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, addr, 0);
 	unsigned long first = folio_pfn(folio), nr = folio_nr_pages(folio);
 	struct thp_scan_walk *w = arg;
+	unsigned int entries = w->nr_entries;
 
 	w->nr_vmas++;
 	/* try_to_map_unused_to_zeropage() leaves these subpages mapped. */
@@ -635,6 +883,9 @@ static bool thp_scan_rmap_one(struct folio *folio, struct vm_area_struct *vma,
 		if (pfn - first < nr)
 			__set_bit(pfn - first, w->mapped);
 	}
+	/* An underused folio this VMA maps: tell its faults. */
+	if (w->underused && w->nr_entries != entries)
+		thp_fault_underused(vma, folio_order(folio));
 	return true;
 }
 
@@ -2342,6 +2593,8 @@ THP_SCAN_UINT_ATTR(collapse_max_new_pct, thp_scan_collapse_max_new_pct, 0, 100);
 THP_SCAN_UINT_ATTR(split_keep_dense, thp_scan_keep_dense, 0, 1);
 THP_SCAN_UINT_ATTR(split_dense_min_free_pct, thp_scan_dense_min_free_pct, 1,
 		   100);
+THP_SCAN_UINT_ATTR(fault_limit_secs, thp_fault_limit_secs, 0,
+		   THP_FAULT_LIMIT_SECS_MAX);
 
 /*
  * The limit khugepaged really uses for an anonymous PMD range, in the
@@ -2387,6 +2640,7 @@ static struct attribute *thp_scan_attrs[] = {
 	&split_keep_dense_attr.attr.attr,
 	&split_dense_min_free_pct_attr.attr.attr,
 	&split_on_swapout_attr.attr,
+	&fault_limit_secs_attr.attr.attr,
 	&cpu_time_ms_attr.attr,
 	NULL,
 };

@@ -31,6 +31,13 @@ enum thp_scan_decision {
 	THP_SCAN_SPLIT_ZERO_RUNS,	/* used, zero-filled runs: split them off */
 };
 
+/* Why a VMA's fault limit changed (the thp_scan_fault_limit tracepoint). */
+enum thp_fault_reason {
+	THP_FAULT_UNDERUSED,		/* a folio found underused there */
+	THP_FAULT_DENSE,		/* faults filled it densely */
+	THP_FAULT_EXPIRED,		/* none found for fault_limit_secs */
+};
+
 /*
  * The orders thp_scan judges: the stamp (folio->_thp_scan_stamp) and
  * _deferred_list need a third page.
@@ -108,6 +115,37 @@ void thp_scan_swapout_freed_first(struct folio *folio);
 void thp_scan_split_freed(struct page *page, unsigned int nr);
 bool thp_scan_page_zero_filled(struct page *page);
 void thp_scan_collapse_skipped(struct mm_struct *mm, unsigned int order);
+
+/*
+ * vma->thp_fault_state: the order the VMA's faults stay below (0: no
+ * limit), and the underused verdicts not yet outweighed by dense faults.
+ */
+#define THP_FAULT_LIMIT_MASK	0x0fU
+#define THP_FAULT_SCORE_SHIFT	4
+
+unsigned long __thp_scan_fault_orders(struct vm_fault *vmf,
+				      unsigned long orders);
+
+/**
+ * thp_scan_fault_orders - the orders a page fault may use in its VMA
+ * @vmf: the fault, in an anonymous VMA
+ * @orders: the orders the THP policy allows it (at a PMD fault, the PMD
+ *	order alone; else the smaller ones that fit)
+ *
+ * Where thp_scan found the VMA's folios underused, its faults get only
+ * the orders below a limit (mm/thp_scan.c, "Fault feedback").  The fast
+ * path is a test of one byte of the VMA, in the cache line of vm_flags.
+ *
+ * Return: @orders without those the VMA's limit refuses.
+ */
+static inline unsigned long thp_scan_fault_orders(struct vm_fault *vmf,
+						  unsigned long orders)
+{
+	if (likely(!(READ_ONCE(vmf->vma->thp_fault_state) &
+		     THP_FAULT_LIMIT_MASK)))
+		return orders;
+	return __thp_scan_fault_orders(vmf, orders);
+}
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
 {
@@ -196,6 +234,12 @@ static inline void thp_scan_split_freed(struct page *page, unsigned int nr)
 static inline void thp_scan_collapse_skipped(struct mm_struct *mm,
 					     unsigned int order)
 {
+}
+
+static inline unsigned long thp_scan_fault_orders(struct vm_fault *vmf,
+						  unsigned long orders)
+{
+	return orders;
 }
 #endif /* CONFIG_THP_SCAN */
 

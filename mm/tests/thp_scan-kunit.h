@@ -1078,7 +1078,7 @@ static void thp_scan_test_uint_knobs(struct kunit *test)
 	static struct thp_scan_uint_attr * const knobs[] = {
 		&pages_to_scan_attr, &scan_sleep_millisecs_attr,
 		&min_age_millisecs_attr, &split_keep_dense_attr,
-		&split_dense_min_free_pct_attr,
+		&split_dense_min_free_pct_attr, &fault_limit_secs_attr,
 	};
 	unsigned int i;
 	char *buf;
@@ -1227,6 +1227,47 @@ static void thp_scan_test_page_zero_filled(struct kunit *test)
 	__free_page(page);
 }
 
+/*
+ * The fault limit of a VMA: set at the second underused verdict, to the
+ * order of the folio found underused, lowered by a smaller one and never
+ * raised by a larger one; the score saturates at THP_FAULT_SCORE_MAX;
+ * dense faults take it down one each, and the limit goes with the last.
+ */
+static void thp_scan_test_fault_states(struct kunit *test)
+{
+	u8 st = 0;
+	int i;
+
+	st = thp_fault_next_underused(st, HPAGE_PMD_ORDER);
+	KUNIT_EXPECT_EQ(test, 0, thp_fault_limit(st));
+	KUNIT_EXPECT_EQ(test, 1, thp_fault_score(st));
+	st = thp_fault_next_underused(st, HPAGE_PMD_ORDER);
+	KUNIT_EXPECT_EQ(test, HPAGE_PMD_ORDER, thp_fault_limit(st));
+	KUNIT_EXPECT_EQ(test, 2, thp_fault_score(st));
+	/* A smaller folio lowers it, a larger one does not raise it. */
+	st = thp_fault_next_underused(st, 4);
+	KUNIT_EXPECT_EQ(test, 4, thp_fault_limit(st));
+	st = thp_fault_next_underused(st, HPAGE_PMD_ORDER);
+	KUNIT_EXPECT_EQ(test, 4, thp_fault_limit(st));
+	for (i = 0; i < 10; i++)
+		st = thp_fault_next_underused(st, 4);
+	KUNIT_EXPECT_EQ(test, THP_FAULT_SCORE_MAX, thp_fault_score(st));
+	/* Dense faults: the limit stays while any verdict is left. */
+	for (i = THP_FAULT_SCORE_MAX - 1; i > 0; i--) {
+		st = thp_fault_next_dense(st);
+		KUNIT_EXPECT_EQ(test, i, thp_fault_score(st));
+		KUNIT_EXPECT_EQ(test, 4, thp_fault_limit(st));
+	}
+	st = thp_fault_next_dense(st);
+	KUNIT_EXPECT_EQ(test, 0, st);
+	KUNIT_EXPECT_EQ(test, 0, thp_fault_next_dense(st));
+	/* Every order fits the field. */
+	KUNIT_EXPECT_EQ(test, (unsigned int)MAX_PAGE_ORDER,
+			thp_fault_limit(thp_fault_state(MAX_PAGE_ORDER,
+							THP_FAULT_SCORE_MAX)));
+	KUNIT_EXPECT_LE(test, MAX_PAGE_ORDER, THP_FAULT_LIMIT_MASK);
+}
+
 static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_parse_bool_valid),
 	KUNIT_CASE(thp_scan_test_parse_bool_invalid),
@@ -1254,6 +1295,7 @@ static struct kunit_case thp_scan_test_cases[] = {
 	KUNIT_CASE(thp_scan_test_collapse_below_split),
 	KUNIT_CASE(thp_scan_test_collapse_knobs),
 	KUNIT_CASE(thp_scan_test_page_zero_filled),
+	KUNIT_CASE(thp_scan_test_fault_states),
 	{},
 };
 

@@ -21,12 +21,18 @@
 	EM(THP_SCAN_KEEP_PINNED,	"keep_pinned")			\
 	EMe(THP_SCAN_SPLIT_ZERO_RUNS,	"split_zero_runs")
 
+#define THP_FAULT_REASONS						\
+	EM(THP_FAULT_UNDERUSED,		"underused")			\
+	EM(THP_FAULT_DENSE,		"dense")			\
+	EMe(THP_FAULT_EXPIRED,		"expired")
+
 #undef EM
 #undef EMe
 #define EM(a, b)	TRACE_DEFINE_ENUM(a);
 #define EMe(a, b)	TRACE_DEFINE_ENUM(a);
 
 THP_SCAN_DECISIONS
+THP_FAULT_REASONS
 
 #undef EM
 #undef EMe
@@ -117,6 +123,54 @@ TRACE_EVENT(thp_scan_swapout,
 		      __entry->scanned, __entry->unmapped, __get_str(mode),
 		      __print_symbolic(__entry->decision, THP_SCAN_DECISIONS),
 		      __entry->ret)
+);
+
+/*
+ * The fault limit of the VMA of @mm at @start changed (fault_limit_secs):
+ * its faults now stay below order @limit (0: no limit), after an
+ * underused folio found there, dense faults, or no underused folio
+ * found for fault_limit_secs; @score is the underused verdicts not yet
+ * outweighed.
+ */
+TRACE_EVENT(thp_scan_fault_limit,
+	    TP_PROTO(struct mm_struct *mm, unsigned long start,
+		     unsigned int old_limit, unsigned int limit,
+		     unsigned int score, int reason),
+	    TP_ARGS(mm, start, old_limit, limit, score, reason),
+	    TP_STRUCT__entry(__field(struct mm_struct *, mm)
+			     __field(unsigned long, start)
+			     __field(unsigned int, old_limit)
+			     __field(unsigned int, limit)
+			     __field(unsigned int, score)
+			     __field(int, reason)),
+	    TP_fast_assign(__entry->mm = mm;
+			   __entry->start = start;
+			   __entry->old_limit = old_limit;
+			   __entry->limit = limit;
+			   __entry->score = score;
+			   __entry->reason = reason;),
+	    TP_printk("mm=%p start=0x%lx old_limit=%u limit=%u score=%u reason=%s",
+		      __entry->mm, __entry->start, __entry->old_limit,
+		      __entry->limit, __entry->score,
+		      __print_symbolic(__entry->reason, THP_FAULT_REASONS))
+);
+
+/*
+ * A page fault at @address could have used a folio of @order, which
+ * its VMA's limit refused: it stays below order @limit.
+ */
+TRACE_EVENT(thp_scan_fault_smaller,
+	    TP_PROTO(unsigned long address, unsigned int order,
+		     unsigned int limit),
+	    TP_ARGS(address, order, limit),
+	    TP_STRUCT__entry(__field(unsigned long, address)
+			     __field(unsigned int, order)
+			     __field(unsigned int, limit)),
+	    TP_fast_assign(__entry->address = address;
+			   __entry->order = order;
+			   __entry->limit = limit;),
+	    TP_printk("address=0x%lx order=%u limit=%u",
+		      __entry->address, __entry->order, __entry->limit)
 );
 
 #endif /* _TRACE_THP_SCAN_H */

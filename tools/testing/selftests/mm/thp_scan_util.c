@@ -832,6 +832,7 @@ static const char * const thp_scan_knobs[] = {
 	THP_SCAN "scan_sleep_millisecs", THP_SCAN "min_age_millisecs",
 	THP_SCAN "collapse_max_new_pct", THP_SCAN "split_on_swapout",
 	THP_SCAN "split_keep_dense", THP_SCAN "split_dense_min_free_pct",
+	THP_SCAN "fault_limit_secs",
 	THP "shrink_underused", AUTO "interval_ms",
 	TRACE "events/thp_scan/enable",
 	TRACE "events/huge_memory/thp_auto_state/enable",

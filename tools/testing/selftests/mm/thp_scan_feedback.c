@@ -6,7 +6,8 @@
  * (thp_scan_fault_smaller) and counted per size (anon_fault_limited);
  * dense faults lift the limit, and so does time; MADV_HUGEPAGE wins; a
  * forked child starts with its parent's limit; with the knob at 0 the
- * faults are as before.  Each change of the VMA's limit is checked in
+ * faults are as before.  "auto" while plentiful is limited as "always"
+ * is; under "defer" the limit refuses nothing.  Each change of the VMA's limit is checked in
  * the thp_scan_fault_limit events of the test's own VMA, each smaller
  * fault in the thp_scan_fault_smaller events of the test's own pid and
  * addresses, and every byte reads back.
@@ -23,6 +24,11 @@
 #include "vm_util.h"
 #include "thp_settings.h"
 #include "thp_scan_util.h"
+
+/* glibc's <sys/mman.h> may predate it. */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
 
 /* PMD ranges per phase: one page written in each. */
 #define NR	8
@@ -418,10 +424,66 @@ TEST_F_TIMEOUT(feedback, smaller_sizes_first, 300)
 	check_data(_metadata, f, 3 * NR);
 }
 
+/*
+ * "auto" while memory is plentiful is "always": the same limit, the
+ * same base pages after it.
+ */
+TEST_F_TIMEOUT(feedback, auto_plentiful_like_always, 300)
+{
+	struct fb *f = &self->f;
+	char *q = f->p + NR * f->z.pmd;
+	long other;
+
+	if (access(AUTO "state", F_OK))
+		SKIP(return, "kernel without the auto THP policy");
+	ASSERT_EQ(0, ts_force_auto(false));
+	ASSERT_EQ(0, ts_put(THP "enabled", "auto"));
+	ASSERT_TRUE(POLL(ts_auto_state_is("plentiful"), 3));
+	sparse_phase(_metadata, f, true);
+	touch(f->p, &f->z, NR, NR);
+	EXPECT_EQ(0, ts_count_thps(q, NR, f->z.pmd));
+	EXPECT_EQ(NR, smaller_events(getpid(), q, NR * f->z.pmd,
+				     f->z.order_pmd, f->z.order_pmd, &other));
+	EXPECT_EQ(0, other);
+	check_data(_metadata, f, 2 * NR);
+}
+
+/*
+ * Under "defer" a fault gets no THP, limited or not: the limit set by
+ * THPs that MADV_COLLAPSE made refuses nothing, and nothing is counted.
+ */
+TEST_F_TIMEOUT(feedback, defer_refuses_nothing, 300)
+{
+	struct fb *f = &self->f;
+	struct ev_filter under = { true, "split_underused", f->heads, NR,
+				   f->kpid, true };
+	char *q = f->p + NR * f->z.pmd;
+	struct limit_event ev[4];
+	long secs, other;
+	int n;
+
+	ASSERT_EQ(0, ts_put(THP "enabled", "defer"));
+	touch(f->p, &f->z, 0, NR);
+	ASSERT_EQ(0, ts_count_thps(f->p, NR, f->z.pmd));
+	ASSERT_EQ(0, madvise(f->p, NR * f->z.pmd, MADV_COLLAPSE));
+	ASSERT_EQ(NR, ts_count_thps(f->p, NR, f->z.pmd));
+	ASSERT_EQ(0, ts_head_pfns(f->p, NR, f->z.per, f->z.psz, f->heads));
+	secs = kthpscand_deadline(-1, 4);
+	ASSERT_TRUE(POLL(ts_pfns_seen(&under) == NR, secs))
+		TH_LOG("%zu of %d split after %ld s", ts_pfns_seen(&under), NR, secs);
+	n = limit_events((uintptr_t)f->raw, ev, 4);
+	ASSERT_EQ(1, n) TH_LOG("%d changes of the VMA's limit", n);
+	EXPECT_EQ(f->z.order_pmd, ev[0].limit);
+	touch(f->p, &f->z, NR, NR);
+	EXPECT_EQ(0, ts_count_thps(q, NR, f->z.pmd));
+	EXPECT_EQ(0, smaller_events(getpid(), q, NR * f->z.pmd, 0, 0, &other));
+	EXPECT_EQ(0, other);
+	check_data(_metadata, f, 2 * NR);
+}
+
 /* The knob takes 0 to 3600; anything else is EINVAL and changes nothing. */
 TEST_F(feedback, knob_values)
 {
-	struct fb *f = &self->f;
 	static const char * const bad[] = { "3601", "-1", "1k", "x", "99999999999" };
 	size_t i;
 

@@ -282,6 +282,84 @@ def main():
         w('')
     mark['dense_end'] = len(md)
 
+    # --- rounds (issue 22) --------------------------------------------------------
+    # Boots rounds-KERNEL[-arm64]: "BENCH rounds-t tag=POLICY-SHAPE-LIMIT
+    # round=R mib=M anon_thp_mib=T fault_ms=F dense=D" per round and
+    # "BENCH rounds-end tag=... fault_ms=F scan_cpu_ms=C limited=L data=..".
+    rd = {}
+    for suffix, atag in ARCHES:
+        for k in KERNELS:
+            n = 'rounds-%s%s' % (k, suffix)
+            for kv in lines(n, 'rounds-t'):
+                rd.setdefault((atag, k, kv['tag']), {'t': [], 'end': None})['t'].append(kv)
+            for kv in lines(n, 'rounds-end'):
+                rd.setdefault((atag, k, kv['tag']), {'t': [], 'end': None})['end'] = kv
+    if rd:
+        mark['rounds'] = len(md)
+        w('## 1d. A program that maps memory round by round (the fault feedback)')
+        w('')
+        w('A process maps 4 MiB every 2 guest seconds and writes 1 % of each round\'s '
+          'pages (`sparse`), all of them (`dense`), or 1 % and then, from the middle '
+          'round on, all (`phase`). memcg `memory.current` after rounds 16, 32 and the '
+          'last, against `never` on the same kernel; the guest time of the writes '
+          '(faults and zeroing) plus kthpscand\'s CPU over the run, against `never`\'s; '
+          'for `phase`, the first dense round made of 2M THPs only, counted from the '
+          'change; the faults served smaller (`anon_fault_limited`). `limit`: '
+          '`thp_scan/fault_limit_secs` (0: off, the default).')
+        w('')
+        w('| arch, kernel, policy, limit | shape | MiB at 16 / 32 / end | vs never (end) | '
+          'writes + scan ms | vs never | full THPs after the change | smaller | data |')
+        w('|---|---|---|---|---|---|---|---|---|')
+
+        def cpu(e):
+            return num(e['fault_ms'], 0) + num(e['scan_cpu_ms'], 0)
+
+        def at(t, r):
+            kv = next((x for x in t if int(x['round']) == r), None)
+            return num(kv['mib']) if kv else None
+
+        for _, atag in ARCHES:
+            for k in KERNELS:
+                tags = sorted({key[2] for key in rd if key[0] == atag and key[1] == k},
+                              key=lambda t: (['never', 'always', 'auto'].index(t.split('-')[0])
+                                             if t.split('-')[0] in ('never', 'always', 'auto') else 9,
+                                             t.split('-')[-1], ['sparse', 'dense', 'phase'].index(t.split('-')[1])
+                                             if t.split('-')[1] in ('sparse', 'dense', 'phase') else 9))
+                for tag in tags:
+                    pol, shape, ls = (tag.split('-') + ['', '', ''])[:3]
+                    r = rd[(atag, k, tag)]
+                    e, t = r['end'], r['t']
+                    if not e or not t:
+                        continue
+                    last = max(int(x['round']) for x in t)
+                    nv = next((v for key, v in rd.items() if key[0] == atag and key[1] == k and
+                               key[2].startswith('never-%s-' % shape) and v['end']), None)
+                    ends = [at(t, 15), at(t, 31), at(t, last)]
+                    vs = '–'
+                    if nv and at(nv['t'], last):
+                        vs = '%.2fx' % (ends[2] / at(nv['t'], last))
+                    cvs = '–'
+                    if nv and cpu(nv['end']):
+                        cvs = '%.2fx' % (cpu(e) / cpu(nv['end']))
+                    full = '–'
+                    if shape == 'phase':
+                        frm = int(e['dense_from'])
+                        full = 'none'
+                        for x in sorted(t, key=lambda x: int(x['round'])):
+                            rr = int(x['round'])
+                            prev = next((y for y in t if int(y['round']) == rr - 1), None)
+                            if rr >= frm and prev and \
+                                    num(x['anon_thp_mib']) - num(prev['anon_thp_mib']) >= 4 - 0.01:
+                                full = '%d' % (rr - frm)
+                                break
+                    w('| %s%s, %s, %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                        k, atag, pol, 'limit %s' % ls if ls != 'default' else '–', shape,
+                        ' / '.join(fmt(v) if v is not None else '–' for v in ends), vs,
+                        fmt(cpu(e), 1), cvs, full, e.get('limited', '–'),
+                        e.get('data') if e.get('data') == 'ok' else '**%s**' % e.get('data')))
+        w('')
+    mark['rounds_end'] = len(md)
+
     # --- redis -----------------------------------------------------------------
     red = {n: lines(n, 'redis-t') for _, n in mem}
     if any(red.values()):
@@ -733,7 +811,7 @@ def readme(a, md, mark, plots):
              'From the latest full run (%s; every table, the facts of the run and the '
              'other plots: [%s/README.md](%s/README.md)):' % (
                  md[2].split(', ')[1] if len(md) > 2 and ', ' in md[2] else 'see there', rel, rel), '']
-    for a0, a1 in (('dense', 'dense_end'), ('redis', 'redis_end'), ('fault', 'fault_end'), ('idle', 'idle_end'),
+    for a0, a1 in (('dense', 'dense_end'), ('rounds', 'rounds_end'), ('redis', 'redis_end'), ('fault', 'fault_end'), ('idle', 'idle_end'),
                    ('locks', 'locks_end')):
         if a0 in mark:
             for l in md[mark[a0]:mark[a1]]:

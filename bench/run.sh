@@ -26,9 +26,13 @@
 #   dense-{patched,stock}          2 MiB THPs partly written (25, 50 and
 #                                  75 %, in runs or spread): memory and
 #                                  what stays in large folios
+#   rounds-{patched,stock}         a program mapping 4 MiB every 2 s,
+#                                  1 % or all of it written, or 1 % then
+#                                  all (the fault feedback, issue 22)
 # --arm64 adds the same kernels for arm64 (QEMU virt, -cpu max) and boots
 # fault-{patched,stock}-arm64, idle-{patched,stock}-arm64,
-# dense-{patched,stock}-arm64 and {patched,stock}-always-arm64, redis
+# dense-{patched,stock}-arm64, rounds-{patched,stock}-arm64 and
+# {patched,stock}-always-arm64, redis
 # included: Debian's arm64 redis-server and redis-benchmark with their
 # libraries, which workbench/install-deps.sh unpacks (not installs) into
 # /var/cache/thp-scan/redis-arm64 (qemu/boot.sh --root-files).
@@ -70,9 +74,9 @@ mkdir -p "$build/logs" "$build/bench"
 # NAME KERNEL MODE POLICY ESTIMATE_S ARCH (wall-clock, measured on 2 cores
 # with two boots at a time; the guest's own times do not depend on it).
 if [ "$quick" = 1 ]; then
-	est_mem=90 est_always=110 est_fault=50 est_idle=80 est_locks=60 est_dense=60
+	est_mem=90 est_always=110 est_fault=50 est_idle=80 est_locks=60 est_dense=60 est_rounds=120
 else
-	est_mem=200 est_always=240 est_fault=70 est_idle=120 est_locks=120 est_dense=120
+	est_mem=200 est_always=240 est_fault=70 est_idle=120 est_locks=120 est_dense=120 est_rounds=240
 fi
 boots=()
 for k in patched stock; do
@@ -95,12 +99,16 @@ done
 for k in patched stock; do
 	boots+=("dense-$k $k dense always $est_dense x86_64")
 done
+for k in patched stock; do
+	boots+=("rounds-$k $k rounds always $est_rounds x86_64")
+done
 if [ "$arm64" = 1 ]; then
 	for k in patched stock; do
 		boots+=("dense-$k-arm64 $k dense always $((est_dense * 2)) arm64")
 		boots+=("fault-$k-arm64 $k fault always $((est_fault * 2)) arm64")
 		boots+=("idle-$k-arm64 $k idle always $((est_idle * 2)) arm64")
 		boots+=("$k-always-arm64 $k mem always $((est_always * 2)) arm64")
+		boots+=("rounds-$k-arm64 $k rounds always $((est_rounds * 2)) arm64")
 	done
 fi
 if [ -n "$only" ]; then

@@ -20,6 +20,11 @@
 #            locks the locks the fault and free paths take, from a kernel
 #                  with CONFIG_LOCK_STAT (/proc/lock_stat): one process,
 #                  then four in one memcg (a boot of four CPUs)
+#            rounds a program mapping 4 MiB every 2 s (64 rounds), 1 %
+#                  of each written, all of it, or 1 % then all from round
+#                  32 on, under never, always and auto (patched: with
+#                  thp_scan/fault_limit_secs 0 and 300): footprint, THPs
+#                  and fault time per round, kthpscand's CPU
 #   QUICK    1: fewer and smaller workloads (./run bench --quick)
 #   ONLY     the workloads to run (default: all of the mode's)
 # Each workload prints "BENCH ..." lines (bench/guest/thpbench.c) that
@@ -203,6 +208,36 @@ if [ "$MODE" = dense ]; then
 		done
 	done
 	[ -f $T/thp_scan/split_keep_dense ] && echo 1 > $T/thp_scan/split_keep_dense
+	progress "done"
+	exit $rc
+fi
+
+# Issue 22: a program that maps 4 MiB every 2 s and writes 1 % of it,
+# all of it, or 1 % then all of it from the middle on; under "never",
+# "always" and (patched) "auto", each with the fault feedback off
+# (fault_limit_secs 0, the default) and on (300 s) where the kernel has it.
+if [ "$MODE" = rounds ]; then
+	nrounds=64
+	[ "$QUICK" = 1 ] && nrounds=24
+	for pol in never always auto; do
+		echo $pol > $T/enabled 2>/dev/null || continue
+		lsets=default
+		[ -f $T/thp_scan/fault_limit_secs ] && [ $pol != never ] && lsets="0 300"
+		for ls in $lsets; do
+			[ "$ls" = default ] || echo $ls > $T/thp_scan/fault_limit_secs
+			for shape in sparse dense phase; do
+				case $shape in
+				sparse) pct=1 from=$nrounds ;;
+				dense) pct=100 from=0 ;;
+				phase) pct=1 from=$((nrounds / 2)) ;;
+				esac
+				progress "rounds: $nrounds rounds of 4 MiB 2 s apart, $shape, $pol, fault_limit_secs $ls"
+				run $B rounds $nrounds 4 2 $pct $from $pol-$shape-$ls
+			done
+		done
+		[ -f $T/thp_scan/fault_limit_secs ] && echo 0 > $T/thp_scan/fault_limit_secs
+	done
+	echo always > $T/enabled
 	progress "done"
 	exit $rc
 fi

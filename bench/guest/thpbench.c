@@ -20,6 +20,7 @@
  *   thpbench profile MIB                           fault and unmap between markers
  *   thpbench dense SHAPE PCT MIB WINDOW_S SETTING  2 MiB THPs partly written: what stays large
  *   thpbench folios PID TAG                        a process's memory by folio size
+ *   thpbench rounds N MIB GAP_S PCT DENSE_FROM TAG a program that maps memory round by round
  *
  * The policy (transparent_hugepage/enabled, hugepages-<size>kB/enabled)
  * is set by the caller (bench/guest/bench.sh).
@@ -137,6 +138,27 @@ static long long vmstat(const char *key)
 }
 
 /* The memcg CG/@name: created (empty), and this process moved into it. */
+/* Counter @stat (e.g. "stats/anon_fault_limited") summed over every size of @thp; -1 if none has it. */
+static long long all_sizes(const char *thp, const char *stat)
+{
+	char path[512];
+	struct dirent *de;
+	long long sum = -1, v;
+	DIR *d = opendir(thp);
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "hugepages-", 10))
+			continue;
+		snprintf(path, sizeof(path), "%s%s/%s", thp, de->d_name, stat);
+		v = read_ll(path);
+		if (v >= 0)
+			sum = (sum < 0 ? 0 : sum) + v;
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
 static void cg_enter(const char *name)
 {
 	char path[256];
@@ -530,6 +552,82 @@ static int sparse(int argc, char **argv)
 	       kb, pct, pressure, mib(cur), gone, mib(cg_key(name, "memory.stat", "anon_thp")),
 	       bad ? "CORRUPTED" : "ok", auto_state());
 	munmap(mem, len);
+	cg_leave(name);
+	return bad ? 1 : 0;
+}
+
+/*
+ * rounds N MIB GAP_S PCT DENSE_FROM TAG: a program that maps MIB of
+ * anonymous memory every GAP_S seconds, N times, and writes PCT % of
+ * each round's pages (spread evenly; rounds DENSE_FROM and later: every
+ * page), in a memcg of its own; each mapping lands below the last one and
+ * merges with it, as a heap that grows does.  Per round: the memcg's
+ * footprint, its memory in THPs, and the guest time of the round's
+ * writes; at the end the writes' time, the CPU kthpscand used meanwhile
+ * and the faults served smaller (anon_fault_limited, every size), and
+ * every byte read back.
+ */
+static int rounds(int argc, char **argv)
+{
+	unsigned long n, pct, from, r, p, k, npages, bad = 0;
+	long long base, cur, thp, cpu0, cpu1, lim0, lim1;
+	double gap, t0, tr, fault_s = 0;
+	char name[64], **mem;
+	size_t len;
+
+	if (argc < 8)
+		die("usage: rounds N MIB GAP_S PCT DENSE_FROM TAG");
+	n = strtoul(argv[2], NULL, 0);
+	len = strtoul(argv[3], NULL, 0) * MiB;
+	gap = atof(argv[4]);
+	pct = strtoul(argv[5], NULL, 0);
+	from = strtoul(argv[6], NULL, 0);
+	npages = len / PAGE;
+	mem = calloc(n, sizeof(*mem));
+	if (!mem)
+		die("calloc");
+	snprintf(name, sizeof(name), "rounds-%s", argv[7]);
+	cg_enter(name);
+	base = cg_ll(name, "memory.current");
+	cpu0 = read_ll(THP "thp_scan/cpu_time_ms");
+	lim0 = all_sizes(THP, "stats/anon_fault_limited");
+	t0 = now();
+	for (r = 0; r < n; r++) {
+		snooze(t0 + r * gap - now());
+		k = r >= from ? npages : per_folio(npages, pct);
+		mem[r] = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem[r] == MAP_FAILED)
+			die("mmap round %lu", r);
+		tr = now();
+		for (p = 0; p < npages; p++)
+			if (written(p, npages, k))
+				mem[r][p * PAGE] = pattern(p + r);
+		tr = now() - tr;
+		fault_s += tr;
+		cur = cg_ll(name, "memory.current") - base;
+		thp = cg_key(name, "memory.stat", "anon_thp");
+		printf("BENCH rounds-t tag=%s round=%lu t=%.3f mib=%.2f anon_thp_mib=%.2f fault_ms=%.3f dense=%d\n",
+		       argv[7], r, now() - t0, mib(cur), mib(thp), tr * 1e3, r >= from);
+	}
+	snooze(gap);
+	cpu1 = read_ll(THP "thp_scan/cpu_time_ms");
+	lim1 = all_sizes(THP, "stats/anon_fault_limited");
+	cur = cg_ll(name, "memory.current") - base;
+	for (r = 0; r < n; r++) {
+		k = r >= from ? npages : per_folio(npages, pct);
+		for (p = 0; p < npages; p++)
+			if (written(p, npages, k))
+				bad += (unsigned char)mem[r][p * PAGE] != pattern(p + r);
+			else
+				bad += mem[r][p * PAGE] != 0;
+		munmap(mem[r], len);
+	}
+	printf("BENCH rounds-end tag=%s rounds=%lu pct=%lu dense_from=%lu end_mib=%.2f fault_ms=%.3f scan_cpu_ms=%lld limited=%lld data=%s\n",
+	       argv[7], n, pct, from, mib(cur), fault_s * 1e3,
+	       cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0LL,
+	       lim0 >= 0 && lim1 >= 0 ? lim1 - lim0 : -1LL, bad ? "CORRUPTED" : "ok");
+	free(mem);
 	cg_leave(name);
 	return bad ? 1 : 0;
 }
@@ -1268,7 +1366,7 @@ static const struct {
 	{ "scancost", scancost }, { "swap", swapbench }, { "ccloop", ccloop },
 	{ "sample", sample }, { "redisload", redisload }, { "idle", idle },
 	{ "locks", locks }, { "profile", profile }, { "dense", dense },
-	{ "folios", folios },
+	{ "folios", folios }, { "rounds", rounds },
 };
 
 int main(int argc, char **argv)

@@ -770,7 +770,7 @@ static bool thp_fault_dense(struct vm_fault *vmf, pte_t *pte)
 /*
  * Of the @refused orders, the one the fault @vmf would have tried: the
  * highest whose aligned range around the address has no PTE in use in
- * @pte (the PMD order when there is no page table); 0 if none.
+ * @pte (the page table of its PMD range); 0 if none.
  */
 static unsigned int thp_fault_tried(struct vm_fault *vmf, pte_t *pte,
 				    unsigned long refused)
@@ -778,22 +778,45 @@ static unsigned int thp_fault_tried(struct vm_fault *vmf, pte_t *pte,
 	unsigned int order;
 	unsigned long addr;
 
-	if (refused & BIT(PMD_ORDER))
-		return PMD_ORDER;
 	for (; refused; refused &= ~BIT(order)) {
 		order = highest_order(refused);
 		addr = ALIGN_DOWN(vmf->address, PAGE_SIZE << order);
-		if (pte && thp_fault_ptes_none(pte + pte_index(addr), 1U << order))
+		if (thp_fault_ptes_none(pte + pte_index(addr), 1U << order))
 			return order;
 	}
 	return 0;
 }
 
+/*
+ * At a PTE fault in a limited VMA, with *@state its state and @pte the
+ * page table of its PMD range: lift the limit if the fault is dense
+ * (*@state updated); then, of @orders, the one the limit refuses that the
+ * fault would have tried (0: none).
+ */
+static unsigned int thp_fault_pte(struct vm_fault *vmf, pte_t *pte,
+				  unsigned long orders, u8 *state)
+{
+	unsigned long refused;
+	unsigned int limit;
+	u8 new;
+
+	if (thp_fault_dense(vmf, pte)) {
+		new = thp_fault_next_dense(*state);
+		thp_fault_set(vmf->vma, *state, new, THP_FAULT_DENSE);
+		*state = new;
+	}
+	limit = thp_fault_limit(*state);
+	refused = limit ? orders & ~(BIT(limit) - 1) : 0;
+	return refused ? thp_fault_tried(vmf, pte, refused) : 0;
+}
+
 /**
  * __thp_scan_fault_orders - the orders a fault in a limited VMA may use
  * @vmf: the fault, in an anonymous VMA with a fault limit
+ * @pte: the page table of the fault's PMD range, mapped by the caller
+ *	(alloc_anon_folio(), no lock); NULL at a PMD fault
  * @orders: the orders the THP policy allows it: BIT(PMD_ORDER) at a PMD
- *	fault (no page table yet), else the smaller ones that fit the VMA
+ *	fault, else the smaller ones that fit the VMA
  *
  * Lifts the limit if fault_limit_secs passed since the last underused
  * verdict or, at a PTE fault, if the fault is dense; else counts and
@@ -801,14 +824,13 @@ static unsigned int thp_fault_tried(struct vm_fault *vmf, pte_t *pte,
  *
  * Return: @orders below the VMA's limit.
  */
-unsigned long __thp_scan_fault_orders(struct vm_fault *vmf,
+unsigned long __thp_scan_fault_orders(struct vm_fault *vmf, pte_t *pte,
 				      unsigned long orders)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned int secs = READ_ONCE(thp_fault_limit_secs), limit, order;
-	u8 state = READ_ONCE(vma->thp_fault_state), new;
+	u8 state = READ_ONCE(vma->thp_fault_state);
 	unsigned long refused;
-	pte_t *pte = NULL;
 
 	/* Off, or MADV_HUGEPAGE: the policy alone. */
 	if (!secs || (vma->vm_flags & VM_HUGEPAGE))
@@ -817,20 +839,15 @@ unsigned long __thp_scan_fault_orders(struct vm_fault *vmf,
 		thp_fault_set(vma, state, 0, THP_FAULT_EXPIRED);
 		return orders;
 	}
-	if (!(orders & BIT(PMD_ORDER))) {
-		/* As alloc_anon_folio() reads it: no lock, each PTE once. */
-		pte = pte_offset_map(vmf->pmd, vmf->address & PMD_MASK);
-		if (pte && thp_fault_dense(vmf, pte)) {
-			new = thp_fault_next_dense(state);
-			thp_fault_set(vma, state, new, THP_FAULT_DENSE);
-			state = new;
-		}
+	if (pte) {
+		order = thp_fault_pte(vmf, pte, orders, &state);
+		limit = thp_fault_limit(state);
+	} else {
+		/* No page table yet: the PMD order, if refused, was tried. */
+		limit = thp_fault_limit(state);
+		order = limit && limit <= PMD_ORDER ? PMD_ORDER : 0;
 	}
-	limit = thp_fault_limit(state);
 	refused = limit ? orders & ~(BIT(limit) - 1) : 0;
-	order = refused ? thp_fault_tried(vmf, pte, refused) : 0;
-	if (pte)
-		pte_unmap(pte);
 	if (order) {
 		count_mthp_stat(order, MTHP_STAT_ANON_FAULT_LIMITED);
 		trace_thp_scan_fault_smaller(vmf->address, order, limit);

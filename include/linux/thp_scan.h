@@ -123,28 +123,42 @@ void thp_scan_collapse_skipped(struct mm_struct *mm, unsigned int order);
 #define THP_FAULT_LIMIT_MASK	0x0fU
 #define THP_FAULT_SCORE_SHIFT	4
 
-unsigned long __thp_scan_fault_orders(struct vm_fault *vmf,
+unsigned long __thp_scan_fault_orders(struct vm_fault *vmf, pte_t *pte,
 				      unsigned long orders);
+
+/**
+ * thp_scan_fault_limited - may thp_scan's verdicts limit faults in @vma?
+ * @vma: an anonymous VMA
+ *
+ * Return: whether the VMA has a fault limit (mm/thp_scan.c, "Fault
+ * feedback"): a test of one byte of the VMA, in the cache line of
+ * vm_flags.
+ */
+static inline bool thp_scan_fault_limited(struct vm_area_struct *vma)
+{
+	return READ_ONCE(vma->thp_fault_state) & THP_FAULT_LIMIT_MASK;
+}
 
 /**
  * thp_scan_fault_orders - the orders a page fault may use in its VMA
  * @vmf: the fault, in an anonymous VMA
+ * @pte: the page table of the fault's PMD range, mapped by the caller;
+ *	NULL at a PMD fault
  * @orders: the orders the THP policy allows it (at a PMD fault, the PMD
  *	order alone; else the smaller ones that fit)
  *
  * Where thp_scan found the VMA's folios underused, its faults get only
- * the orders below a limit (mm/thp_scan.c, "Fault feedback").  The fast
- * path is a test of one byte of the VMA, in the cache line of vm_flags.
+ * the orders below a limit.
  *
  * Return: @orders without those the VMA's limit refuses.
  */
 static inline unsigned long thp_scan_fault_orders(struct vm_fault *vmf,
+						  pte_t *pte,
 						  unsigned long orders)
 {
-	if (likely(!(READ_ONCE(vmf->vma->thp_fault_state) &
-		     THP_FAULT_LIMIT_MASK)))
+	if (likely(!thp_scan_fault_limited(vmf->vma)))
 		return orders;
-	return __thp_scan_fault_orders(vmf, orders);
+	return __thp_scan_fault_orders(vmf, pte, orders);
 }
 #else
 static inline int thp_scan_sysfs_init(struct kobject *hugepage_kobj)
@@ -236,7 +250,13 @@ static inline void thp_scan_collapse_skipped(struct mm_struct *mm,
 {
 }
 
+static inline bool thp_scan_fault_limited(struct vm_area_struct *vma)
+{
+	return false;
+}
+
 static inline unsigned long thp_scan_fault_orders(struct vm_fault *vmf,
+						  pte_t *pte,
 						  unsigned long orders)
 {
 	return orders;

@@ -386,7 +386,8 @@ def main():
             if not red[n]:
                 continue
             byt = {round(num(kv['t']) / 30) * 30: num(kv['mib']) for kv in red[n]}
-            nev = '%s-never' % n.split('-')[0]
+            # never on the same kernel and arch: stock-never, patched-never-arm64.
+            nev = '%s-never%s' % (n.split('-')[0], '-arm64' if n.endswith('-arm64') else '')
             ratio = '–'
             if red.get(nev) and byt:
                 last = num(red[nev][-1]['mib'])

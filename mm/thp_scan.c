@@ -728,7 +728,7 @@ static bool thp_fault_ptes_used(pte_t *pte, unsigned int nr)
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		if (pte_none(ptep_get(pte + i)))
+		if (pte_none(ptep_get_lockless(pte + i)))
 			return false;
 	return true;
 }
@@ -739,7 +739,7 @@ static bool thp_fault_ptes_none(pte_t *pte, unsigned int nr)
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		if (!pte_none(ptep_get(pte + i)))
+		if (!pte_none(ptep_get_lockless(pte + i)))
 			return false;
 	return true;
 }
